@@ -1,0 +1,199 @@
+/**
+ * The `cas` program. Commands are declared once here (name, options, examples) and their
+ * modules are loaded only when run, so `cas --help` never loads pdf.js.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { createRequire } from 'node:module';
+import { CasError, ExitCode } from '../errors.js';
+import { makeContext, type Context, type GlobalOptions } from './context.js';
+
+const require = createRequire(import.meta.url);
+const pkg = require('../../package.json') as { version: string };
+
+export interface CommandSpec {
+  name: string;
+  summary: string;
+  args?: string[];
+  examples: string[];
+  options?: Option[];
+  /** Sub-commands (e.g. `config get`). */
+  subcommands?: CommandSpec[];
+  load?: () => Promise<{ run: (ctx: Context, args: unknown[], opts: Record<string, unknown>) => Promise<number | void> }>;
+}
+
+const PARSE_TYPES = 'registrar | depository_a | depository_b | contract_note (aliases: cams, kfintech, cdsl, nsdl, ...)';
+
+function parseOptions(): Option[] {
+  return [
+    new Option('-t, --type <type>', `statement type, skipping detection: ${PARSE_TYPES}`),
+    new Option('--broker <broker>', 'contract-note broker (broker_a..broker_d), overriding detection'),
+    new Option('-p, --password <password>', 'PDF password (prefer --password-file or CAS_PDF_PASSWORD)'),
+    new Option('--password-file <file>', 'read the PDF password from a file (- for stdin)'),
+    new Option('--csv <what>', 'write CSV instead of JSON').choices(['holdings', 'transactions']),
+    new Option('--transactions', 'include transactions in table output'),
+    new Option('-j, --jobs <n>', 'parallel workers for several files (default: number of cores)'),
+  ];
+}
+
+export const COMMANDS: CommandSpec[] = [
+  {
+    name: 'parse',
+    summary: 'Parse statement PDFs locally into the unified JSON structure',
+    args: ['<files...>'],
+    examples: [
+      'cas parse statement.pdf',
+      'cas parse statement.pdf | jq .summary.total_value',
+      'cas parse --type cams --password-file pw.txt cas.pdf',
+      'cas parse statements/ --csv transactions --output tx.csv',
+      'cat cas.pdf | cas parse -',
+    ],
+    options: parseOptions(),
+    load: () => import('./commands/parse.js'),
+  },
+  {
+    name: 'smart',
+    summary: 'Detect the statement type, report the evidence, and parse',
+    args: ['<files...>'],
+    examples: ['cas smart statement.pdf', 'cas smart --detect-only statement.pdf'],
+    options: [...parseOptions(), new Option('--detect-only', 'print only the detection as JSON')],
+    load: () => import('./commands/smart.js'),
+  },
+  {
+    name: 'schema',
+    summary: 'Print the JSON Schema (draft 2020-12) of a resource, or list resource names',
+    args: ['[name]'],
+    examples: ['cas schema', 'cas schema parsed-statement > parsed-statement.schema.json'],
+    load: () => import('./commands/schema.js'),
+  },
+  {
+    name: 'config',
+    summary: 'Read and write the config file (api_key, base_url, pan, inbox_token)',
+    examples: ['cas config set base_url http://127.0.0.1:8080', 'printf %s "$KEY" | cas config set api_key -', 'cas config list', 'cas config path'],
+    subcommands: [
+      { name: 'get', summary: 'print one value (secrets masked unless --reveal)', args: ['<key>'], examples: ['cas config get base_url'], options: [new Option('--reveal', 'print a secret in clear')], load: () => import('./commands/config.js') },
+      { name: 'set', summary: 'set a value (for secrets: - reads stdin; no value prompts hidden)', args: ['<key>', '[value]'], examples: ['cas config set pan ABCDE1234F'], load: () => import('./commands/config.js') },
+      { name: 'unset', summary: 'remove a value', args: ['<key>'], examples: ['cas config unset api_key'], load: () => import('./commands/config.js') },
+      { name: 'list', summary: 'list all values (secrets masked)', examples: ['cas config list --json'], load: () => import('./commands/config.js') },
+      { name: 'path', summary: 'print the config file path', examples: ['cas config path'], load: () => import('./commands/config.js') },
+    ],
+  },
+  {
+    name: 'completion',
+    summary: 'Print a shell completion script (bash, zsh, fish)',
+    args: ['<shell>'],
+    examples: ['cas completion bash > /etc/bash_completion.d/cas', 'cas completion zsh > "${fpath[1]}/_cas"', 'cas completion fish > ~/.config/fish/completions/cas.fish'],
+    load: () => import('./commands/completion.js'),
+  },
+];
+
+function examplesText(examples: string[]): string {
+  return `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`;
+}
+
+function addCommand(parent: Command, spec: CommandSpec, path: string[]): void {
+  const cmd = parent.command(spec.name).description(spec.summary);
+  cmd.addHelpText('before', examplesText(spec.examples));
+  for (const a of spec.args ?? []) cmd.argument(a);
+  for (const o of spec.options ?? []) cmd.addOption(o);
+  if (spec.subcommands) {
+    for (const sub of spec.subcommands) addCommand(cmd, sub, [...path, spec.name]);
+    return;
+  }
+  const load = spec.load;
+  if (!load) return;
+  cmd.action(async (...raw: unknown[]) => {
+    const command = raw[raw.length - 1] as Command;
+    const opts = raw[raw.length - 2] as Record<string, unknown>;
+    const args = raw.slice(0, -2);
+    const ctx = makeContext(command.optsWithGlobals() as GlobalOptions);
+    const mod = await load();
+    const code = await mod.run(ctx, args, { ...opts, __command: [...path, spec.name].join(' ') });
+    if (typeof code === 'number') process.exitCode = code;
+  });
+}
+
+export function buildProgram(): Command {
+  const program = new Command('cas');
+  program
+    .description('Parse, fetch and verify Indian investor statements into one unified JSON structure.')
+    .version(pkg.version, '-V, --version')
+    .option('--json', 'JSON output (the default when stdout is not a terminal)')
+    .option('--table', 'table output (the default on a terminal)')
+    .option('-o, --output <file>', 'write data to FILE (atomically) instead of stdout')
+    .option('--api-key <key>', 'API key (prefer CAS_API_KEY or `cas config set api_key -`)')
+    .option('--base-url <url>', 'service base URL (env CAS_BASE_URL)')
+    .option('--no-color', 'disable colour (NO_COLOR is honoured too)')
+    .option('--no-input', 'never prompt; fail with a clear error instead')
+    .option('-q, --quiet', 'print nothing but data and errors')
+    .option('--verbose', 'print diagnostic detail on stderr')
+    .showSuggestionAfterError(true)
+    .configureOutput({ outputError: () => undefined })
+    .exitOverride();
+  program.addHelpText('before', examplesText([
+    'cas parse statement.pdf',
+    'cas parse statement.pdf | jq .summary.total_value',
+    'cas smart --detect-only statement.pdf',
+    'cas schema parsed-statement',
+  ]));
+  program.addHelpText('after', '\nExit codes: 0 ok, 1 unexpected, 2 usage, 3 document, 4 auth/credits, 5 service, 130 interrupted.\n');
+  for (const spec of COMMANDS) addCommand(program, spec, []);
+  const applyOverride = (c: Command): void => {
+    c.exitOverride();
+    c.configureOutput({ outputError: () => undefined });
+    c.commands.forEach(applyOverride);
+  };
+  program.commands.forEach(applyOverride);
+  return program;
+}
+
+function oneLine(s: string): string {
+  return s.replace(/^error:\s*/i, '').split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
+}
+
+/** The one central error handler: typed errors -> one line on stderr + exit code. */
+export function handleError(err: unknown): number {
+  if (err instanceof CommanderError) {
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.OK;
+    if (err.code === 'commander.executeSubCommandAsync') return ExitCode.UNEXPECTED;
+    process.stderr.write(`cas: ${oneLine(err.message)} (see cas --help)\n`);
+    return ExitCode.USAGE;
+  }
+  if (err instanceof CasError) {
+    process.stderr.write(`cas: ${oneLine(err.message)}\n`);
+    return err.exitCode;
+  }
+  const e = err as { name?: string; message?: string; code?: string };
+  if (e?.name === 'ExitPromptError' || e?.name === 'AbortPromptError') {
+    process.stderr.write('cas: cancelled\n');
+    return ExitCode.INTERRUPTED;
+  }
+  if (e?.code === 'EPIPE') return ExitCode.OK;
+  if (e?.code === 'ENOENT' || e?.code === 'EACCES' || e?.code === 'EISDIR') {
+    process.stderr.write(`cas: ${e.message}\n`);
+    return ExitCode.UNEXPECTED;
+  }
+  process.stderr.write(`cas: unexpected error: ${oneLine(String(e?.message ?? err))}\n`);
+  if (process.env.CAS_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+  return ExitCode.UNEXPECTED;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  process.on('SIGINT', () => {
+    process.stderr.write('\ncas: interrupted\n');
+    process.exit(ExitCode.INTERRUPTED);
+  });
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  });
+  const program = buildProgram();
+  if (argv.length <= 2) {
+    program.outputHelp();
+    process.exitCode = ExitCode.OK;
+    return;
+  }
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    process.exitCode = handleError(err);
+  }
+}

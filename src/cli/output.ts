@@ -1,0 +1,69 @@
+/** Output renderers: JSON, tables (cli-table3), CSV; atomic file writes. */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import Table from 'cli-table3';
+import chalk from 'chalk';
+
+export function toJson(data: unknown, pretty: boolean): string {
+  return pretty ? `${JSON.stringify(data, null, 2)}\n` : `${JSON.stringify(data)}\n`;
+}
+
+export interface TableSpec {
+  title?: string;
+  head: string[];
+  rows: (string | number | null | undefined)[][];
+  /** Column indexes to right-align (numbers). */
+  numeric?: number[];
+}
+
+export function renderTable(spec: TableSpec): string {
+  const t = new Table({
+    head: spec.head.map((h) => chalk.bold(h)),
+    style: { head: [], border: [] },
+    colAligns: spec.head.map((_, i) => (spec.numeric?.includes(i) ? 'right' : 'left')),
+    wordWrap: true,
+  });
+  for (const r of spec.rows) t.push(r.map((c) => (c === null || c === undefined ? '' : String(c))));
+  return `${spec.title ? `${chalk.bold(spec.title)}\n` : ''}${t.toString()}\n`;
+}
+
+export function renderKeyValues(title: string, pairs: [string, unknown][]): string {
+  const t = new Table({ style: { head: [], border: [] } });
+  for (const [k, v] of pairs) t.push({ [chalk.bold(k)]: v === null || v === undefined ? '' : String(v) });
+  return `${chalk.bold(title)}\n${t.toString()}\n`;
+}
+
+export function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const s = String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function toCsv(header: string[], rows: unknown[][]): string {
+  return [header.join(','), ...rows.map((r) => r.map(csvCell).join(','))].join('\n') + '\n';
+}
+
+/** Write a file atomically: temp file in the same folder, then rename. Never a half-written file. */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+  const dir = path.dirname(path.resolve(file));
+  const tmp = path.join(dir, `.cas-tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    await fs.writeFile(tmp, data, { mode });
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** Write data to --output FILE (atomically) or to stdout. */
+export async function emit(data: string, output?: string): Promise<void> {
+  if (output && output !== '-') {
+    await writeFileAtomic(output, data);
+    return;
+  }
+  await new Promise<void>((resolve, reject) => {
+    process.stdout.write(data, (err) => (err ? reject(err) : resolve()));
+  });
+}

@@ -1,0 +1,68 @@
+/** Shared pieces of every parser: result type, transaction classification, scheme types. */
+import type { ParseWarning, SchemeType, TransactionType, ParsedStatement } from '../schema/index.js';
+
+export interface ParseResult<T> {
+  data: T;
+  warnings: ParseWarning[];
+}
+
+/** Dividend rate from `IDCW @ Rs.2.00 per unit` / `Dividend @ Rs 0.15`. */
+export function dividendRate(desc: string): number | null {
+  const m = /@\s*(?:Rs\.?|INR|₹)?\s*([\d,]*\.?\d+)/i.exec(desc);
+  return m ? Number(m[1].replace(/,/g, '')) : null;
+}
+
+/**
+ * Transaction type from description and signed units (REAL-WORLD.md section 4):
+ * dividend text -> reinvest (units) or payout; no units -> stamp duty / TDS / STT by keyword,
+ * else MISC; zero units -> UNKNOWN; positive units -> segregation / merger / switch-in / SIP /
+ * purchase; negative units -> reversal / merger / switch-out / redemption.
+ */
+export function classifyTransaction(desc: string, units: number | null): TransactionType {
+  const d = desc.toLowerCase();
+  const isDividend = /\b(idcw|dividend|div\.)\b/.test(d) && (/@/.test(d) || /(paid|payout|reinvest|declared|sweep)/.test(d));
+  if (isDividend) return units !== null && units > 0 || /reinvest/.test(d) ? 'DIVIDEND_REINVEST' : 'DIVIDEND_PAYOUT';
+  if (units === null) {
+    if (/stamp\s*duty/.test(d)) return 'STAMP_DUTY_TAX';
+    if (/\btds\b/.test(d)) return 'TDS_TAX';
+    if (/\bstt\b/.test(d)) return 'STT_TAX';
+    return 'MISC';
+  }
+  if (units === 0) return 'UNKNOWN';
+  if (units > 0) {
+    if (/segregat/.test(d)) return 'SEGREGATION';
+    if (/merger/.test(d)) return 'SWITCH_IN_MERGER';
+    if (/switch[\s-]*in\b|switch.*\bfrom\b|\bstp\s*in\b|transfer[\s-]*in/.test(d)) return 'SWITCH_IN';
+    if (/\bsip\b|systematic|instal/.test(d)) return 'PURCHASE_SIP';
+    return 'PURCHASE';
+  }
+  if (/reversal|reject|dishono|insufficient\s*balance|payment\s*not\s*received|returned/.test(d)) return 'REVERSAL';
+  if (/merger/.test(d)) return 'SWITCH_OUT_MERGER';
+  if (/switch[\s-]*out|switch.*\bto\b|\bstp\s*out\b|transfer[\s-]*out/.test(d)) return 'SWITCH_OUT';
+  return 'REDEMPTION';
+}
+
+/** Scheme type from its name: Other (FoF/ETF/gold/overseas) > Hybrid > Debt > Equity > Other. */
+export function schemeType(name: string): SchemeType {
+  const n = name.toLowerCase();
+  if (/fund of funds?|\bfof\b|\betf\b|\bgold\b|\bsilver\b|overseas|international|global|nasdaq|nyse|s&p 500/.test(n)) return 'Other';
+  if (/hybrid|balanced|advantage|arbitrage|equity savings|multi[\s-]?asset|asset allocat|retirement|children/.test(n)) return 'Hybrid';
+  if (/debt|bond|liquid|overnight|money market|gilt|duration|income|credit risk|psu|treasury|floater|fixed maturity|\bfmp\b|corporate|ultra short|medium term|savings|\bsdl\b|g-sec|target maturity|segregated/.test(n)) return 'Debt';
+  if (/equity|elss|tax saver|flexi\s?cap|large\s?cap|mid\s?cap|small\s?cap|multi\s?cap|focused|value|contra|index|nifty|sensex|bluechip|growth fund|opportunit|thematic|sector|infrastructure|pharma|technology|consumption|manufacturing/.test(n)) return 'Equity';
+  return 'Other';
+}
+
+export function emptyStatement(casType: ParsedStatement['meta']['cas_type']): ParsedStatement {
+  return {
+    meta: { cas_type: casType, statement_period: { from: null, to: '1970-01-01' }, generated_at: null },
+    investor: { name: '', pan: null, email: null, address: null, pincode: null, mobile: null, cas_id: null },
+    summary: { total_value: 0, accounts: { demat: { count: 0, total_value: 0 }, mutual_funds: { count: 0, total_value: 0 }, insurance: { count: 0, total_value: 0 }, nps: { count: 0, total_value: 0 } } },
+    demat_accounts: [],
+    mutual_funds: [],
+    insurance: { life_insurance_policies: [] },
+    nps: [],
+  };
+}
+
+export const PAN_RE = /\b([A-Z]{5}[0-9]{4}[A-Z])\b/;
+export const ISIN_RE = /\b(IN[A-Z0-9]{10})\b/;

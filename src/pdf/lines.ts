@@ -1,0 +1,99 @@
+/** Positioned text items -> lines of pieces. Pure; no engine types. */
+import type { Line, TextPiece } from './model.js';
+
+export interface RawItem {
+  text: string;
+  x: number;
+  /** Baseline from the top of the page. */
+  y: number;
+  width: number;
+  size: number;
+  rotated: boolean;
+}
+
+const DEVANAGARI = /[\u0900-\u097F]/;
+const SOFT_HYPHEN = /\u00AD/g;
+
+/** Glyph-doubling overlays (`22002200` for `2020`): every character repeated twice. */
+export function undouble(s: string): string {
+  if (s.length < 4 || s.length % 2) return s;
+  for (let i = 0; i < s.length; i += 2) if (s[i] !== s[i + 1]) return s;
+  const half = Array.from({ length: s.length / 2 }, (_, i) => s[i * 2]).join('');
+  // Only heal what becomes a recognisable date or number token; `1100` stays `1100`.
+  return /^\d{1,2}[-/](\d{1,2}|[A-Za-z]{3})[-/]\d{2,4}$|^\d{4,}$/.test(half) && /[-/]/.test(half) ? half : s;
+}
+
+/** An ISIN split by a soft hyphen (which pdf.js may map to `-`): `INF209K01-XX1` -> `INF209K01XX1`. */
+const SPLIT_ISIN = /\b(IN[A-Z0-9]{1,9})[-\u00AD]([A-Z0-9]{1,9})\b/g;
+
+export function healIsins(t: string): string {
+  return t.replace(SPLIT_ISIN, (all, a: string, b: string) => (a.length + b.length === 12 && /\d/.test(a + b) ? a + b : all));
+}
+
+function cleanText(t: string): string {
+  return healIsins(t.replace(SOFT_HYPHEN, '').replace(/\u00A0/g, ' '));
+}
+
+/**
+ * Group items by baseline, order by x, merge runs whose gap is small (a space or less),
+ * drop duplicated overlays and Devanagari overlay text.
+ */
+export function buildLines(items: RawItem[], page: number): { lines: Line[]; rotated: string[] } {
+  const rotated: string[] = [];
+  const body: RawItem[] = [];
+  for (const it of items) {
+    if (!it.text || !it.text.trim()) continue;
+    if (it.rotated) {
+      rotated.push(cleanText(it.text).trim());
+      continue;
+    }
+    if (DEVANAGARI.test(it.text)) continue;
+    body.push({ ...it, text: cleanText(it.text) });
+  }
+  body.sort((a, b) => a.y - b.y || a.x - b.x);
+
+  // Baseline clustering: an item joins the current line when its baseline is within tolerance.
+  const groups: RawItem[][] = [];
+  let current: RawItem[] = [];
+  let baseY = -Infinity;
+  for (const it of body) {
+    const tol = Math.max(1.5, Math.min(it.size, 12) * 0.3);
+    if (current.length && Math.abs(it.y - baseY) <= tol) {
+      current.push(it);
+    } else {
+      if (current.length) groups.push(current);
+      current = [it];
+      baseY = it.y;
+    }
+  }
+  if (current.length) groups.push(current);
+
+  const lines: Line[] = [];
+  for (const g of groups) {
+    g.sort((a, b) => a.x - b.x);
+    const pieces: TextPiece[] = [];
+    let prev: RawItem | undefined;
+    for (const it of g) {
+      // Duplicated overlay: same text drawn again at (almost) the same place.
+      if (prev && prev.text === it.text && Math.abs(prev.x - it.x) < 1.5 && Math.abs(prev.y - it.y) < 1.5) continue;
+      const text = undouble(it.text.trim() === it.text ? it.text : it.text.trim());
+      const lead = it.text.length - it.text.trimStart().length;
+      const charW = it.width / Math.max(1, it.text.length);
+      const x0 = it.x + lead * charW;
+      const x1 = x0 + (text.length / Math.max(1, it.text.length)) * it.width;
+      const last = pieces[pieces.length - 1];
+      const gap = last ? x0 - last.x1 : Infinity;
+      const space = it.size * 0.18;
+      if (last && gap < it.size * 0.9) {
+        last.text += gap > space ? ` ${text}` : text;
+        last.x1 = Math.max(last.x1, x1);
+      } else {
+        pieces.push({ text, x0, x1, y: it.y, size: it.size });
+      }
+      prev = it;
+    }
+    const y = g.reduce((s, i) => s + i.y, 0) / g.length;
+    lines.push({ y, pieces, text: pieces.map((p) => p.text).join('  '), page });
+  }
+  return { lines, rotated };
+}

@@ -1,0 +1,113 @@
+/** Table helpers: header detection, column ranges, cells, wrapped text. */
+import type { Line, TextPiece } from './model.js';
+import { isNumber } from './numbers.js';
+
+export interface Column {
+  name: string;
+  /** Label extent on the header line. */
+  x0: number;
+  x1: number;
+  align: 'left' | 'right';
+}
+
+const norm = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/**
+ * Find header labels on a line (or on a line and the one below it for stacked labels).
+ * Returns a column per label with its extent, or null when any label is missing.
+ */
+export function matchHeader(line: Line, labels: { name: string; label: string; align: 'left' | 'right' }[]): Column[] | null {
+  const cols: Column[] = [];
+  let from = 0;
+  for (const l of labels) {
+    const want = norm(l.label);
+    let found: { x0: number; x1: number } | null = null;
+    for (let i = from; i < line.pieces.length && !found; i++) {
+      const p = line.pieces[i];
+      const text = norm(p.text);
+      const at = text.indexOf(want);
+      if (at < 0) continue;
+      // Within a merged piece, estimate the label's own extent from character positions.
+      const cw = (p.x1 - p.x0) / Math.max(1, p.text.length);
+      found = { x0: p.x0 + at * cw, x1: p.x0 + (at + want.length) * cw };
+      from = at + want.length >= text.length ? i + 1 : i;
+    }
+    if (!found) return null;
+    cols.push({ name: l.name, x0: found.x0, x1: found.x1, align: l.align });
+  }
+  return cols;
+}
+
+/**
+ * Split a line into cells by columns. Right-aligned (numeric) cells go to the column whose
+ * right edge is nearest the piece's right edge; text goes to the column whose range holds its start.
+ */
+export function splitCells(line: Line, cols: Column[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  const pieces = splitPieces(line.pieces);
+  for (const p of pieces) {
+    const col = columnFor(p, cols);
+    if (!col) continue;
+    out[col.name] = out[col.name] ? `${out[col.name]} ${p.text}` : p.text;
+  }
+  return out;
+}
+
+/** A merged piece like `1,234.00 12.345` is split back into tokens with estimated extents. */
+function splitPieces(pieces: TextPiece[]): TextPiece[] {
+  const out: TextPiece[] = [];
+  for (const p of pieces) {
+    const toks = p.text.split(' ');
+    if (toks.length === 1 || !toks.some((t) => isNumber(t))) {
+      out.push(p);
+      continue;
+    }
+    const cw = (p.x1 - p.x0) / Math.max(1, p.text.length);
+    let pos = 0;
+    let textRun: TextPiece | undefined;
+    for (const t of toks) {
+      const x0 = p.x0 + pos * cw;
+      const x1 = x0 + t.length * cw;
+      pos += t.length + 1;
+      if (isNumber(t)) {
+        textRun = undefined;
+        out.push({ ...p, text: t, x0, x1 });
+      } else if (textRun) {
+        textRun.text += ` ${t}`;
+        textRun.x1 = x1;
+      } else {
+        textRun = { ...p, text: t, x0, x1 };
+        out.push(textRun);
+      }
+    }
+  }
+  return out;
+}
+
+export function columnFor(p: TextPiece, cols: Column[]): Column | undefined {
+  if (isNumber(p.text)) {
+    let best: Column | undefined;
+    let bestD = Infinity;
+    for (const c of cols) {
+      if (c.align !== 'right') continue;
+      const d = Math.abs(c.x1 - p.x1);
+      if (d < bestD) {
+        bestD = d;
+        best = c;
+      }
+    }
+    if (best && bestD < 40) return best;
+  }
+  // Text: the last column whose left edge is at or before the piece's start (with slack).
+  let chosen: Column | undefined;
+  for (const c of cols) {
+    const left = c.align === 'left' ? c.x0 : c.x1 - 70;
+    if (p.x0 >= left - 4) chosen = c;
+  }
+  return chosen ?? cols[0];
+}
+
+/** Join wrapped cell text: a hyphen at a line end joins without space. */
+export function joinWrapped(parts: string[]): string {
+  return parts.reduce((acc, p) => (!acc ? p : acc.endsWith('-') ? `${acc}${p}` : `${acc} ${p}`), '').replace(/\s+/g, ' ').trim();
+}
