@@ -41,7 +41,8 @@ export function makeContext(opts: GlobalOptions, env: NodeJS.ProcessEnv = proces
   const stderrTty = Boolean(process.stderr.isTTY);
   const stdinTty = Boolean(process.stdin.isTTY);
   if (!colorEnabled(opts, env, stderrTty || stdoutTty)) chalk.level = 0;
-  const format: 'json' | 'table' = opts.json ? 'json' : opts.table ? 'table' : stdoutTty ? 'table' : 'json';
+  // Writing to a file (--output) is like a pipe: JSON unless --table is asked for.
+  const format: 'json' | 'table' = opts.json ? 'json' : opts.table ? 'table' : stdoutTty && !opts.output ? 'table' : 'json';
   const quiet = Boolean(opts.quiet);
   return {
     opts,

@@ -70,7 +70,7 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'Read and write the config file (api_key, base_url, pan, inbox_token)',
     examples: ['cas config set base_url http://127.0.0.1:8080', 'printf %s "$KEY" | cas config set api_key -', 'cas config list', 'cas config path'],
     subcommands: [
-      { name: 'get', summary: 'print one value (secrets masked unless --reveal)', args: ['<key>'], examples: ['cas config get base_url'], options: [new Option('--reveal', 'print a secret in clear')], load: () => import('./commands/config.js') },
+      { name: 'get', summary: 'print one value (secrets masked unless --reveal)', args: ['<key>'], examples: ['cas config get base_url', 'cas config get base_url --effective'], options: [new Option('--reveal', 'print a secret in clear'), new Option('--effective', 'the value in force: flag > env > config file (source on stderr)')], load: () => import('./commands/config.js') },
       { name: 'set', summary: 'set a value (for secrets: - reads stdin; no value prompts hidden)', args: ['<key>', '[value]'], examples: ['cas config set pan ABCDE1234F'], load: () => import('./commands/config.js') },
       { name: 'unset', summary: 'remove a value', args: ['<key>'], examples: ['cas config unset api_key'], load: () => import('./commands/config.js') },
       { name: 'list', summary: 'list all values (secrets masked)', examples: ['cas config list --json'], load: () => import('./commands/config.js') },

@@ -20,7 +20,7 @@ export function dividendRate(desc: string): number | null {
  */
 export function classifyTransaction(desc: string, units: number | null): TransactionType {
   const d = desc.toLowerCase();
-  const isDividend = /\b(idcw|dividend|div\.)\b/.test(d) && (/@/.test(d) || /(paid|payout|reinvest|declared|sweep)/.test(d));
+  const isDividend = /\b(idcw|dividend|div)\b/.test(d) && (/@/.test(d) || /(paid|payout|reinvest|declared|sweep)/.test(d));
   if (isDividend) return units !== null && units > 0 || /reinvest/.test(d) ? 'DIVIDEND_REINVEST' : 'DIVIDEND_PAYOUT';
   if (units === null) {
     if (/stamp\s*duty/.test(d)) return 'STAMP_DUTY_TAX';

@@ -107,7 +107,10 @@ export function columnFor(p: TextPiece, cols: Column[]): Column | undefined {
   return chosen ?? cols[0];
 }
 
-/** Join wrapped cell text: a hyphen at a line end joins without space. */
+/**
+ * Join wrapped cell text: a word broken at its own hyphen (`Growth-` + `Direct`) joins
+ * without a space; a free-standing dash (`Fund -` + `Growth`) keeps the space.
+ */
 export function joinWrapped(parts: string[]): string {
-  return parts.reduce((acc, p) => (!acc ? p : acc.endsWith('-') ? `${acc}${p}` : `${acc} ${p}`), '').replace(/\s+/g, ' ').trim();
+  return parts.reduce((acc, p) => (!acc ? p : /[A-Za-z0-9]-$/.test(acc) ? `${acc}${p}` : `${acc} ${p}`), '').replace(/\s+/g, ' ').trim();
 }

@@ -1,7 +1,7 @@
 import { password as hiddenPrompt } from '@inquirer/prompts';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../context.js';
-import { CONFIG_KEYS, configStore, isConfigKey, mask } from '../config.js';
+import { CONFIG_KEYS, DEFAULT_BASE_URL, configStore, isConfigKey, mask, resolveSetting } from '../config.js';
 import { emit, renderTable, toJson } from '../output.js';
 import { readStdin } from '../io.js';
 
@@ -29,6 +29,16 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
     case 'get': {
       const key = String(args[0]);
       checkKey(key);
+      if (opts.effective) {
+        const flag = key === 'api_key' ? ctx.opts.apiKey : key === 'base_url' ? ctx.opts.baseUrl : undefined;
+        const envName = CONFIG_KEYS[key].env;
+        const value = resolveSetting(key, flag, ctx.env) ?? (key === 'base_url' ? DEFAULT_BASE_URL : undefined);
+        const source = flag ? 'flag' : envName && ctx.env[envName] ? `env ${envName}` : store.get(key) !== undefined ? 'config file' : 'default';
+        if (value === undefined) throw new UsageError(`'${key}' is not set by flag, environment or config file`);
+        ctx.log(`(from ${source})`);
+        await emit(`${CONFIG_KEYS[key].secret && !opts.reveal ? mask(value) : value}\n`, ctx.opts.output);
+        return 0;
+      }
       const v = store.get(key);
       if (v === undefined) throw new UsageError(`config key '${key}' is not set`);
       await emit(`${CONFIG_KEYS[key].secret && !opts.reveal ? mask(String(v)) : String(v)}\n`, ctx.opts.output);

@@ -1,2 +1,158 @@
+/** `cas parse` (and the engine of `cas smart`): local parsing of one file, many files or a folder. */
+import { promises as fs } from 'node:fs';
+import chalk from 'chalk';
+import { UsageError } from '../../errors.js';
+import { resolveType, TYPE_ALIASES, type ParseOptions, type StatementKind } from '../../parsers/index.js';
+import { BrokerType, type ContractNote, type ParsedStatement } from '../../schema/index.js';
+import { configStore } from '../config.js';
 import type { Context } from '../context.js';
-export async function run(_ctx: Context, _args: unknown[], _opts: Record<string, unknown>): Promise<number> { return 0; }
+import { readStdin } from '../io.js';
+import { emit, toJson } from '../output.js';
+import { defaultJobs, expandInputs, parseMany, parseOne, type FileOutcome, type PasswordPlan } from '../parse-core.js';
+import { contractNoteTables, isStatement, statementCsv, statementTables } from '../render-statement.js';
+
+export interface ParseFlags {
+  type?: string;
+  broker?: string;
+  password?: string;
+  passwordFile?: string;
+  csv?: 'holdings' | 'transactions';
+  transactions?: boolean;
+  jobs?: string;
+  detectOnly?: boolean;
+}
+
+async function passwordPlan(ctx: Context, flags: ParseFlags, stdinUsedForPdf: boolean): Promise<PasswordPlan> {
+  let explicit: string | undefined;
+  if (flags.passwordFile) {
+    if (flags.passwordFile === '-') {
+      if (stdinUsedForPdf) throw new UsageError('stdin cannot carry both the PDF (-) and its password (--password-file -)');
+      explicit = (await readStdin(64 * 1024)).toString('utf8').replace(/\r?\n$/, '');
+    } else {
+      explicit = (await fs.readFile(flags.passwordFile, 'utf8')).replace(/\r?\n$/, '');
+    }
+  } else if (flags.password !== undefined) explicit = flags.password;
+  else if (ctx.env.CAS_PDF_PASSWORD) explicit = ctx.env.CAS_PDF_PASSWORD;
+  const candidates: string[] = [];
+  const pan = configStore(ctx.env).get('pan');
+  if (typeof pan === 'string' && pan) candidates.push(pan.toUpperCase());
+  return { explicit, candidates };
+}
+
+function parseOpts(flags: ParseFlags): ParseOptions {
+  let type: StatementKind | undefined;
+  if (flags.type) {
+    type = resolveType(flags.type);
+    if (!type) throw new UsageError(`unknown --type '${flags.type}'; use one of: ${Object.keys(TYPE_ALIASES).join(', ')}`);
+  }
+  let broker: ParseOptions['broker'];
+  if (flags.broker) {
+    const b = BrokerType.safeParse(flags.broker.toLowerCase());
+    if (!b.success || b.data === 'unknown') throw new UsageError(`unknown --broker '${flags.broker}'; use broker_a, broker_b, broker_c or broker_d`);
+    broker = b.data;
+    if (!type) type = 'contract_note';
+    if (type !== 'contract_note') throw new UsageError('--broker applies only to contract notes (--type contract_note)');
+  }
+  return { type, broker };
+}
+
+const isPasswordError = (o: FileOutcome): boolean => !o.ok && (o.error?.code === 'PasswordRequired' || o.error?.code === 'IncorrectPassword');
+
+/** On a terminal, ask for the password (hidden) up to three times. */
+async function promptForPassword(ctx: Context, o: FileOutcome, plan: PasswordPlan, opts: ParseOptions & { detectOnly?: boolean }, stdinBytes?: Uint8Array): Promise<FileOutcome> {
+  const { password } = await import('@inquirer/prompts');
+  let current = o;
+  for (let attempt = 1; attempt <= 3 && isPasswordError(current); attempt++) {
+    const label = current.file === '-' ? 'stdin' : current.file;
+    const msg = attempt === 1 ? `Password for ${label}:` : `Incorrect password. Password for ${label} (try ${attempt} of 3):`;
+    const pw = await password({ message: msg, mask: '*' }, { output: process.stderr });
+    current = await parseOne(o.file, { explicit: pw, candidates: [] }, opts, stdinBytes);
+  }
+  void plan;
+  return current;
+}
+
+export async function runParse(ctx: Context, inputs: string[], flags: ParseFlags, mode: 'parse' | 'smart'): Promise<number> {
+  const opts = { ...parseOpts(flags), detectOnly: Boolean(flags.detectOnly) };
+  if (flags.csv && flags.detectOnly) throw new UsageError('--csv and --detect-only cannot be combined');
+  const files = await expandInputs(inputs);
+  if (!files.length) throw new UsageError('no PDF files found in the given folder');
+  if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be given only once');
+  const stdinBytes = files.includes('-') ? new Uint8Array(await readStdin()) : undefined;
+  const plan = await passwordPlan(ctx, flags, Boolean(stdinBytes));
+  const jobs = flags.jobs ? Number(flags.jobs) : defaultJobs();
+  if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError('--jobs takes a whole number of 1 or more');
+
+  let outcomes: FileOutcome[];
+  if (files.length === 1 || jobs === 1) {
+    outcomes = [];
+    for (const f of files) outcomes.push(await parseOne(f, plan, opts, stdinBytes));
+  } else {
+    const fileList = files.filter((f) => f !== '-');
+    let spinner: { text: string; stop: () => void } | undefined;
+    if (ctx.stderrTty && !ctx.opts.quiet) {
+      const ora = (await import('ora')).default;
+      spinner = ora({ text: `parsing ${fileList.length} files on ${Math.min(jobs, fileList.length)} workers`, stream: process.stderr }).start();
+    }
+    const parsed = await parseMany(fileList, plan, opts, jobs, (o, done) => {
+      if (spinner) spinner.text = `${done}/${fileList.length} parsed, last: ${o.file}`;
+    });
+    spinner?.stop();
+    const fromStdin = stdinBytes ? [await parseOne('-', plan, opts, stdinBytes)] : [];
+    outcomes = files.map((f) => (f === '-' ? fromStdin[0] : parsed[fileList.indexOf(f)]));
+  }
+
+  for (let i = 0; i < outcomes.length; i++) {
+    if (isPasswordError(outcomes[i]) && ctx.interactive) outcomes[i] = await promptForPassword(ctx, outcomes[i], plan, opts, stdinBytes);
+  }
+
+  const ok = outcomes.filter((o) => o.ok);
+  const failed = outcomes.filter((o) => !o.ok);
+  for (const o of outcomes) {
+    const label = o.file === '-' ? 'stdin' : o.file;
+    if (!o.ok) {
+      let msg = o.error?.message ?? 'failed';
+      if (isPasswordError(o) && !ctx.interactive) msg += ctx.opts.input === false ? ' (--no-input: no prompt)' : ' (no terminal to prompt on)';
+      process.stderr.write(`${chalk.red('error:')} ${label}: ${msg}\n`);
+      continue;
+    }
+    if (mode === 'smart' && o.detection && !ctx.opts.quiet) {
+      const d = o.detection;
+      ctx.log(`${label}: ${d.type}${d.issuer !== d.type ? ` (${d.issuer}${d.form ? `, ${d.form}` : ''})` : d.form ? ` (${d.form})` : ''}; evidence: ${d.evidence.join('; ')}`);
+    }
+    for (const w of o.result?.warnings ?? []) ctx.warn(`${label}: ${w.message}`);
+  }
+
+  if (ok.length) {
+    let text: string;
+    if (opts.detectOnly) {
+      const det = ok.map((o) => ({ file: o.file, ...o.detection }));
+      text = det.length === 1 ? toJson(det[0], true) : det.map((d) => toJson(d, false)).join('');
+    } else if (flags.csv) {
+      const statements = ok.filter((o) => o.result && isStatement(o.result.data)).map((o) => ({ file: o.file, data: o.result!.data as ParsedStatement }));
+      if (!statements.length) throw new UsageError('--csv applies to statements; contract notes have no holdings or scheme transactions');
+      text = statementCsv(flags.csv, statements);
+    } else if (ctx.format === 'table' && !ctx.opts.json) {
+      text = ok.map((o) => {
+        const d = o.result!.data;
+        return isStatement(d) ? statementTables(o.file, d, Boolean(flags.transactions)) : contractNoteTables(o.file, d as ContractNote);
+      }).join('\n');
+    } else {
+      text = ok.length === 1 && outcomes.length === 1 ? toJson(ok[0].result!.data, true) : ok.map((o) => toJson(o.result!.data, false)).join('');
+    }
+    await emit(text, ctx.opts.output);
+  }
+
+  if (outcomes.length > 1 && (failed.length || !ctx.opts.quiet)) {
+    const summary = `${ok.length} of ${outcomes.length} files parsed${failed.length ? `; failed: ${failed.map((f) => `${f.file} (${f.error?.code})`).join(', ')}` : ''}`;
+    process.stderr.write(`${failed.length ? chalk.red(summary) : summary}\n`);
+  }
+  if (!failed.length) return 0;
+  const codes = new Set(failed.map((f) => f.error?.exitCode ?? 1));
+  return codes.size === 1 ? [...codes][0] : 1;
+}
+
+export async function run(ctx: Context, args: unknown[], opts: Record<string, unknown>): Promise<number> {
+  return runParse(ctx, args[0] as string[], opts as ParseFlags, 'parse');
+}
+

@@ -1,2 +1,7 @@
+/** `cas smart`: detect, report the type and evidence on stderr, and parse (or only detect). */
 import type { Context } from '../context.js';
-export async function run(_ctx: Context, _args: unknown[], _opts: Record<string, unknown>): Promise<number> { return 0; }
+import { runParse, type ParseFlags } from './parse.js';
+
+export async function run(ctx: Context, args: unknown[], opts: Record<string, unknown>): Promise<number> {
+  return runParse(ctx, args[0] as string[], opts as ParseFlags, 'smart');
+}

@@ -2,12 +2,13 @@
  * Registrar statement parser (registrar_a / registrar_b, detailed and summary forms).
  * Pure: extracted document in, Parsed statement and self-check warnings out.
  */
+import { DocumentError } from '../../errors.js';
 import type { Line, PdfDocument } from '../../pdf/model.js';
 import { allLines } from '../../pdf/model.js';
 import { matchHeader, splitCells, joinWrapped, type Column } from '../../pdf/table.js';
 import { exactSum, isNumber, parseDate, parseNumber, round, DATE_TOKEN } from '../../pdf/numbers.js';
 import type { MutualFundFolio, ParsedStatement, ParseWarning, Scheme, Transaction } from '../../schema/index.js';
-import { classifyTransaction, dividendRate, emptyStatement, PAN_RE, schemeType, type ParseResult } from '../common.js';
+import { classifyTransaction, dividendRate, emptyStatement, schemeType, type ParseResult } from '../common.js';
 import { parseSummaryForm } from './summary.js';
 import { parseInvestorBlock } from './investor.js';
 
@@ -257,7 +258,15 @@ export function parseRegistrar(doc: PdfDocument): ParseResult<ParsedStatement> {
       if (state === 'summary') state = 'idle';
       continue;
     }
-    if (state === 'summary') continue;
+    if (state === 'summary') {
+      // The page-1 portfolio summary ends with its Total row (or, failing that, the first folio).
+      if (/^(Grand\s+)?Total\b/i.test(t)) {
+        state = 'idle';
+        continue;
+      }
+      if (!/Folio\s*No\.?\s*:/i.test(t)) continue;
+      state = 'idle';
+    }
     if (/^\(INR\)/.test(t) || /^Page\s+\d+(\s+of\s+\d+)?$/i.test(t) || /End of Statement/i.test(t)) continue;
 
     const folioM = /Folio\s*No\.?\s*:/i.test(t) ? FOLIO_RE.exec(t) : null;
@@ -334,6 +343,9 @@ export function parseRegistrar(doc: PdfDocument): ParseResult<ParsedStatement> {
     }
   }
   closeDraft();
+  if (!folios.size) {
+    throw new DocumentError('UnsupportedDocument', 'no folios found: this does not read as a registrar statement (expected "Folio No:" lines with schemes)');
+  }
 
   for (const f of folios.values()) {
     const mf = f.folio;
@@ -346,6 +358,5 @@ export function parseRegistrar(doc: PdfDocument): ParseResult<ParsedStatement> {
   const total = exactSum(out.mutual_funds.map((f) => f.value), 2);
   out.summary.total_value = total;
   out.summary.accounts.mutual_funds = { count: out.mutual_funds.length, total_value: total };
-  void PAN_RE;
   return { data: out, warnings };
 }

@@ -1,4 +1,5 @@
 /** `Consolidated Account Summary`: one row per scheme, no transactions. */
+import { DocumentError } from '../../errors.js';
 import type { PdfDocument } from '../../pdf/model.js';
 import { allLines } from '../../pdf/model.js';
 import { matchHeader, splitCells, type Column } from '../../pdf/table.js';
@@ -94,6 +95,7 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
     }
     f.value = exactSum(f.schemes.map((s) => s.value), 2);
   }
+  if (!folios.length) throw new DocumentError('UnsupportedDocument', 'no folio rows found under the "Folio No. | ISIN | Scheme Name" table of this summary statement');
   out.mutual_funds = folios;
   const total = exactSum(folios.map((f) => f.value), 2);
   out.summary.total_value = total;

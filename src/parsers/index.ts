@@ -1,0 +1,38 @@
+/** Dispatch from an extracted document to the parser of its kind. Pure. */
+import { DocumentError } from '../errors.js';
+import type { PdfDocument } from '../pdf/model.js';
+import type { BrokerType, ContractNote, ParsedStatement } from '../schema/index.js';
+import type { ParseResult } from './common.js';
+import { detect, type Detection, type StatementKind } from './detect/index.js';
+import { parseRegistrar } from './registrar/index.js';
+
+export { detect, resolveType, SUPPORTED, TYPE_ALIASES, type Detection, type StatementKind } from './detect/index.js';
+export type { ParseResult } from './common.js';
+
+export interface ParseOptions {
+  type?: StatementKind;
+  broker?: BrokerType;
+}
+
+export type AnyResult = ParseResult<ParsedStatement | ContractNote> & { detection: Detection };
+
+const PARSERS: Partial<Record<StatementKind, (doc: PdfDocument, opts: ParseOptions) => ParseResult<ParsedStatement | ContractNote>>> = {
+  registrar: (doc) => parseRegistrar(doc),
+};
+
+export function parseDocument(doc: PdfDocument, opts: ParseOptions = {}): AnyResult {
+  let detection: Detection;
+  try {
+    detection = detect(doc);
+  } catch (err) {
+    if (!opts.type) throw err;
+    detection = { type: opts.type, issuer: opts.type, form: null, broker: opts.broker ?? null, evidence: ['--type given'] };
+  }
+  if (opts.type && opts.type !== detection.type && detection.evidence[0] !== '--type given') {
+    throw new DocumentError('TypeMismatch', `--type ${opts.type} was given, but the document is a ${detection.issuer} ${detection.type.replace('_', ' ')} (${detection.evidence.join('; ')})`);
+  }
+  const kind = opts.type ?? detection.type;
+  const parser = PARSERS[kind];
+  if (!parser) throw new DocumentError('UnsupportedDocument', `recognised a ${kind} document, but its parser is not available in this version`);
+  return { ...parser(doc, opts), detection };
+}

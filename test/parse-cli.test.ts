@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import * as pty from 'node-pty';
+import { openPdf } from '../src/pdf/open.js';
+import { detect } from '../src/parsers/detect/index.js';
+import { BIN, cas, cleanEnv, expectedJson, fixture, manifest, ROOT, tmpDir } from './helpers.js';
+
+const good = manifest().filter((m) => m.kind !== 'bad');
+
+describe('detection', () => {
+  it.each(good.map((m) => [m.path, m] as const))('%s is detected with evidence', async (_p, m) => {
+    const d = detect(await openPdf(fixture(m.path), { password: m.password ?? undefined }));
+    expect(d.type).toBe(m.kind);
+    expect(d.issuer).toBe(/kfintech/.test(m.path) ? 'registrar_b' : 'registrar_a');
+    expect(d.form).toBe(/summary/.test(m.path) ? 'summary' : 'detailed');
+    expect(d.evidence.join(' ')).toMatch(/watermark "(CAMS|KFIN)CASWS"/);
+  });
+
+  it('an unrelated PDF is an error listing what is supported (exit 3), never a wrong parse', async () => {
+    const r = await cas(['parse', fixture('bad/unrelated.pdf')]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/not a supported statement.*Supported: registrar statements/);
+  });
+
+  it.each(manifest().filter((m) => m.kind === 'bad').map((m) => [m.path, m.expected] as const))('bad input %s -> %s, exit 3', async (p) => {
+    const r = await cas(['smart', '--detect-only', fixture(p)]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--type that contradicts the document is refused', async () => {
+    const r = await cas(['parse', '--type', 'nsdl', fixture('registrar/cams-detailed-plain.pdf')]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toMatch(/--type depository_b was given, but the document is a registrar_a registrar/);
+  });
+});
+
+describe('cas parse and cas smart', () => {
+  it.each(good.map((m) => [m.path, m] as const))('auto-detected parse of %s equals its golden', async (_p, m) => {
+    const r = await cas(['parse', fixture(m.path)], { env: { CAS_PDF_PASSWORD: m.password ?? undefined } });
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(expectedJson(m.expected));
+  });
+
+  it('accepts real-name aliases for --type', async () => {
+    for (const t of ['cams', 'kfintech', 'registrar_a', 'cams_kfintech']) {
+      const r = await cas(['parse', '--type', t, fixture('registrar/cams-detailed-plain.pdf')]);
+      expect(r.exitCode, t).toBe(0);
+    }
+  });
+
+  it('smart reports the detected type and evidence on stderr; --detect-only prints the detection', async () => {
+    const r = await cas(['smart', fixture('registrar/kfintech-detailed.pdf')], { env: { CAS_PDF_PASSWORD: 'ABCPM1234K' } });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/registrar \(registrar_b, detailed\); evidence: watermark "KFINCASWS"/);
+    expect(JSON.parse(r.stdout).meta.cas_type).toBe('REGISTRAR_A_REGISTRAR_B');
+    const d = await cas(['smart', '--detect-only', fixture('registrar/cams-summary.pdf')], { env: { CAS_PDF_PASSWORD: 'ABCPM1234K' } });
+    expect(JSON.parse(d.stdout)).toMatchObject({ type: 'registrar', issuer: 'registrar_a', form: 'summary' });
+  });
+
+  it('password candidates: --password-file, CAS_PDF_PASSWORD, and the PAN from config', async () => {
+    const dir = tmpDir();
+    const pwFile = path.join(dir, 'pw');
+    (await import('node:fs')).writeFileSync(pwFile, 'Secret@123\n');
+    const a = await cas(['parse', '--password-file', pwFile, fixture('registrar/cams-detailed.pdf')]);
+    expect(a.exitCode).toBe(0);
+    const env = cleanEnv();
+    await cas(['config', 'set', 'pan', 'abcpm1234k'], { env });
+    const b = await cas(['parse', fixture('registrar/kfintech-detailed.pdf')], { env });
+    expect(b.exitCode).toBe(0);
+    expect(JSON.parse(b.stdout)).toEqual(expectedJson('expected/registrar-detailed.json'));
+  });
+
+  it('--no-input without a password exits 3 naming the flags; the password never appears', async () => {
+    const r = await cas(['--no-input', 'parse', fixture('registrar/cams-detailed.pdf')]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toMatch(/--password-file/);
+    expect(r.stderr).toMatch(/CAS_PDF_PASSWORD/);
+    const wrong = await cas(['parse', fixture('registrar/cams-detailed.pdf')], { env: { CAS_PDF_PASSWORD: 'Hunter2!xyz' } });
+    expect(wrong.exitCode).toBe(3);
+    expect(wrong.stderr).toMatch(/incorrect/);
+    expect(wrong.stderr + wrong.stdout).not.toContain('Hunter2!xyz');
+  });
+
+  it('prompts for the password on a terminal: a wrong one, then the right one', async () => {
+    const out = path.join(tmpDir(), 'out.json');
+    const result = await new Promise<{ code: number; screen: string }>((resolve) => {
+      const p = pty.spawn('node', [BIN, 'parse', fixture('registrar/cams-detailed.pdf'), '--output', out], { cols: 120, rows: 30, cwd: ROOT, env: cleanEnv({ NO_COLOR: '1' }) as Record<string, string> });
+      let screen = '';
+      let step = 0;
+      p.onData((d) => {
+        screen += d;
+        if (step === 0 && /Password for/.test(screen)) {
+          step = 1;
+          p.write('WrongPass1!\r');
+        } else if (step === 1 && /Incorrect password/.test(screen)) {
+          step = 2;
+          p.write('Secret@123\r');
+        }
+      });
+      p.onExit(({ exitCode }) => resolve({ code: exitCode, screen }));
+    });
+    expect(result.code).toBe(0);
+    expect(result.screen).toMatch(/try 2 of 3/);
+    expect(result.screen).not.toContain('Secret@123');
+    expect(result.screen).not.toContain('WrongPass1!');
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(expectedJson('expected/registrar-detailed.json'));
+  });
+
+  it('pipes into jq: JSON on a non-TTY stdout', async () => {
+    const r = await execa('bash', ['-c', `node ${BIN} parse ${fixture('registrar/cams-detailed-plain.pdf')} | jq .summary.total_value`], { env: cleanEnv(), extendEnv: false, reject: false });
+    expect(r.exitCode).toBe(0);
+    expect(Number(r.stdout.trim())).toBe((expectedJson('expected/registrar-detailed.json') as any).summary.total_value);
+  });
+
+  it('reads the PDF from stdin with -', async () => {
+    const r = await cas(['parse', '-'], { input: readFileSync(fixture('registrar/cams-detailed-plain.pdf')), stdin: undefined });
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(expectedJson('expected/registrar-detailed.json'));
+  });
+
+  it('a batch with one bad file: the rest parse, one JSON document per line, exit non-zero, a summary', async () => {
+    const dir = tmpDir();
+    mkdirSync(path.join(dir, 'in'));
+    copyFileSync(fixture('registrar/cams-detailed-plain.pdf'), path.join(dir, 'in', 'a.pdf'));
+    copyFileSync(fixture('registrar/kfintech-detailed.pdf'), path.join(dir, 'in', 'b.pdf'));
+    copyFileSync(fixture('bad/truncated.pdf'), path.join(dir, 'in', 'c.pdf'));
+    copyFileSync(fixture('registrar/cams-summary.pdf'), path.join(dir, 'in', 'd.pdf'));
+    const r = await cas(['parse', path.join(dir, 'in'), '--jobs', '2'], { env: { CAS_PDF_PASSWORD: 'ABCPM1234K' } });
+    expect(r.exitCode).toBe(3);
+    const docs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(docs).toEqual([expectedJson('expected/registrar-detailed.json'), expectedJson('expected/registrar-detailed.json'), expectedJson('expected/registrar-summary.json')]);
+    expect(r.stderr).toMatch(/c\.pdf: the PDF is damaged/);
+    expect(r.stderr).toMatch(/3 of 4 files parsed; failed: .*c\.pdf \(DamagedPdf\)/);
+  });
+
+  it('CSV output has the documented header', async () => {
+    const h = await cas(['parse', '--csv', 'holdings', fixture('registrar/cams-detailed-plain.pdf')]);
+    const hl = h.stdout.split('\n');
+    expect(hl[0]).toBe('file,account_kind,account,provider,isin,name,type,units,nav,value,cost');
+    expect(hl).toContain(`${fixture('registrar/cams-detailed-plain.pdf')},mutual_fund,1234567 / 89,HDFC Mutual Fund,INF179K01UT0,HDFC Flexi Cap Fund - Direct Plan - Growth Option,Equity,${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].units},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].nav},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].value},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].cost}`);
+    const t = await cas(['parse', '--csv', 'transactions', fixture('registrar/cams-detailed-plain.pdf')]);
+    const tl = t.stdout.trim().split('\n');
+    expect(tl[0]).toBe('file,account,isin,name,date,type,description,amount,units,nav,balance,dividend_rate');
+    const count = (expectedJson('expected/registrar-detailed.json') as any).mutual_funds.flatMap((f: any) => f.schemes.flatMap((s: any) => s.transactions)).length;
+    expect(tl).toHaveLength(count + 1);
+  });
+});

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { openPdf } from '../src/pdf/open.js';
+import { allLines } from '../src/pdf/model.js';
+import { matchHeader, splitCells } from '../src/pdf/table.js';
+import { parseDate, parseMonthYear, parseNumber, exactSum } from '../src/pdf/numbers.js';
+import { healIsins, undouble } from '../src/pdf/lines.js';
+import { fixture, manifest } from './helpers.js';
+
+const good = manifest().filter((m) => m.kind !== 'bad');
+const bad = manifest().filter((m) => m.kind === 'bad');
+
+describe('PDF text layer on every fixture', () => {
+  it.each(good.map((m) => [m.path, m] as const))('%s opens with its password and reads in order', async (_p, m) => {
+    const doc = await openPdf(fixture(m.path), { password: m.password ?? undefined });
+    const lines = allLines(doc);
+    expect(doc.pages.length).toBeGreaterThan(0);
+    // The watermark is rotated text: kept apart from the body, still available.
+    expect(doc.pages[0].rotated.join(' ')).toMatch(/(CAMS|KFIN)CASWS/);
+    expect(lines.some((l) => /CASWS/.test(l.text))).toBe(false);
+    // Reading order: lines go down the page.
+    for (const p of doc.pages) for (let i = 1; i < p.lines.length; i++) expect(p.lines[i].y).toBeGreaterThanOrEqual(p.lines[i - 1].y);
+    if (/summary/.test(m.path)) {
+      const row = lines.find((l) => l.text.startsWith('1234567 / 89'));
+      expect(row?.pieces.map((p) => p.text).slice(0, 3)).toEqual(['1234567 / 89', 'INF179K01UT0', 'HDFC Flexi Cap Fund - Direct Plan - Growth Option']);
+      expect(lines.some((l) => l.text === 'Consolidated Account Summary')).toBe(true);
+    } else {
+      expect(lines[0].text).toBe('Consolidated Account Statement');
+      expect(lines[1].text).toBe('01-Apr-2024 To 31-Mar-2026');
+      const row = lines.find((l) => l.pieces[1]?.text === 'Systematic Investment (1/36)');
+      expect(row).toBeDefined();
+      const header = lines.map((l) => matchHeader(l, [
+        { name: 'date', label: 'Date', align: 'left' }, { name: 'desc', label: 'Transaction', align: 'left' },
+        { name: 'amount', label: 'Amount', align: 'right' }, { name: 'units', label: 'Units', align: 'right' },
+        { name: 'nav', label: /kfintech/.test(m.path) ? 'Price' : 'NAV', align: 'right' }, { name: 'balance', label: 'Unit', align: 'right' },
+      ])).find(Boolean);
+      expect(header).toBeTruthy();
+      const cells = splitCells(row!, header!);
+      const grouping = /kfintech/.test(m.path);
+      expect(cells).toEqual({ date: '08-Apr-2024', desc: 'Systematic Investment (1/36)', amount: grouping ? '5,000.00' : '5,000.00', units: '3.448', nav: grouping ? '1,450.1234' : '1,450.1234', balance: '38.917' });
+      // The soft-hyphen ISIN is healed.
+      expect(lines.some((l) => l.text.includes('INF209K01XX1'))).toBe(true);
+      // Duplicated overlay dates are dropped: no line starts with the same date twice.
+      expect(lines.some((l) => l.pieces.length > 1 && DATE.test(l.pieces[0].text) && l.pieces[0].text === l.pieces[1].text)).toBe(false);
+    }
+  });
+
+  it('exposes PDF metadata', async () => {
+    const doc = await openPdf(fixture('registrar/cams-detailed-plain.pdf'));
+    expect(doc.metadata).toEqual({ producer: 'CAMS CAS Engine', creator: 'CAMS', title: 'Consolidated Account Statement', author: null, subject: null });
+  });
+
+  it('opens from a Buffer and from a stream too', async () => {
+    const buf = readFileSync(fixture('registrar/cams-detailed-plain.pdf'));
+    const a = await openPdf(new Uint8Array(buf));
+    const { createReadStream } = await import('node:fs');
+    const b = await openPdf(createReadStream(fixture('registrar/cams-detailed-plain.pdf')));
+    expect(allLines(a).map((l) => l.text)).toEqual(allLines(b).map((l) => l.text));
+  });
+});
+
+const DATE = /^\d{2}-[A-Za-z]{3}-\d{4}$/;
+
+describe('typed errors', () => {
+  const encrypted = good.filter((m) => m.password);
+  it.each(encrypted.map((m) => [m.path, m] as const))('%s: no password -> PasswordRequired, wrong -> IncorrectPassword', async (_p, m) => {
+    await expect(openPdf(fixture(m.path))).rejects.toMatchObject({ code: 'PasswordRequired', exitCode: 3 });
+    await expect(openPdf(fixture(m.path), { password: 'WRONG0000X' })).rejects.toMatchObject({ code: 'IncorrectPassword', exitCode: 3 });
+  });
+
+  it.each(bad.filter((m) => m.expected !== 'UnsupportedDocument').map((m) => [m.path, m] as const))('%s gives its typed error without hanging', async (_p, m) => {
+    const t0 = Date.now();
+    await expect(openPdf(fixture(m.path))).rejects.toMatchObject({ code: m.expected, exitCode: 3 });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  });
+
+  it('scanned files say that scanned statements are not supported', async () => {
+    await expect(openPdf(fixture('bad/image-only.pdf'))).rejects.toThrow(/scanned statements are not supported/);
+  });
+
+  it('limits pages and bytes (TooLarge)', async () => {
+    await expect(openPdf(fixture('registrar/cams-detailed-plain.pdf'), { maxPages: 1 })).rejects.toMatchObject({ code: 'TooLarge' });
+    await expect(openPdf(fixture('registrar/cams-detailed-plain.pdf'), { maxBytes: 1000 })).rejects.toMatchObject({ code: 'TooLarge' });
+  });
+
+  it('a time budget stops a slow document (Timeout)', async () => {
+    await expect(openPdf(fixture('registrar/cams-detailed-plain.pdf'), { timeoutMs: 1 })).rejects.toMatchObject({ code: 'Timeout' });
+  });
+});
+
+describe('number and date helpers', () => {
+  it('parses Indian and Western grouping and both negative styles', () => {
+    expect(parseNumber('1,23,456.78')).toBe(123456.78);
+    expect(parseNumber('123,456.78')).toBe(123456.78);
+    expect(parseNumber('(7,500.00)')).toBe(-7500);
+    expect(parseNumber('-12.5')).toBe(-12.5);
+    expect(parseNumber('₹ 1,000')).toBe(1000);
+    expect(parseNumber('`1,000.50')).toBe(1000.5);
+    expect(parseNumber('abc')).toBeNull();
+    expect(parseNumber('12-34')).toBeNull();
+  });
+  it('parses the date forms statements use', () => {
+    expect(parseDate('08-Apr-2024')).toBe('2024-04-08');
+    expect(parseDate('08-04-2024')).toBe('2024-04-08');
+    expect(parseDate('08/04/2024')).toBe('2024-04-08');
+    expect(parseDate('31-Feb-2024')).toBeNull();
+    expect(parseMonthYear('March 2026')).toEqual({ from: '2026-03-01', to: '2026-03-31' });
+    expect(parseMonthYear('February 2024')).toEqual({ from: '2024-02-01', to: '2024-02-29' });
+  });
+  it('sums money exactly', () => {
+    expect(exactSum([0.1, 0.2, 0.3], 2)).toBe(0.6);
+    expect(exactSum([35.469, 3.448, 3.516], 3)).toBe(42.433);
+  });
+  it('heals doubled glyphs and split ISINs, and leaves real text alone', () => {
+    expect(undouble('2200--AApprr--22002244')).toBe('20-Apr-2024');
+    expect(undouble('1100')).toBe('1100');
+    expect(healIsins('ISIN: INF209K01-XX1(Advisor')).toBe('ISIN: INF209K01XX1(Advisor');
+    expect(healIsins('Flexi Cap - Growth')).toBe('Flexi Cap - Growth');
+  });
+});

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { openPdf } from '../src/pdf/open.js';
+import { parseRegistrar } from '../src/parsers/registrar/index.js';
+import { classifyTransaction, schemeType } from '../src/parsers/common.js';
+import { ParsedStatement, TransactionType } from '../src/schema/index.js';
+import { buildRegistrarStatement, toExpected } from './fixtures/registrar-data.js';
+import { renderRegistrarDetailed, STYLE_A, STYLE_B, type RegistrarStyle } from './fixtures/registrar-render.js';
+import { expectedJson, fixture, manifest } from './helpers.js';
+
+describe('registrar goldens', () => {
+  const entries = manifest().filter((m) => m.kind === 'registrar');
+  it.each(entries.map((m) => [m.path, m] as const))('%s equals its expected JSON exactly', async (_p, m) => {
+    const doc = await openPdf(fixture(m.path), { password: m.password ?? undefined });
+    const { data, warnings } = parseRegistrar(doc);
+    expect(data).toEqual(expectedJson(m.expected));
+    expect(ParsedStatement.safeParse(data).success).toBe(true);
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe('registrar robustness: one real-world trait changed at a time', () => {
+  const st = buildRegistrarStatement();
+  const expected = toExpected(st, 'detailed');
+  const variants: [string, Partial<RegistrarStyle>, ((e: typeof expected) => void)?][] = [
+    ['older "Price" column label', { priceLabel: 'Price' }],
+    ['"Unit Balance" on one header row', { stackedBalance: false }],
+    ['header only on page 1', { repeatHeader: false }],
+    ['no table header anywhere', { omitHeader: true }],
+    ['folio line parts packed together', { folioSpread: false }],
+    ['registrar on its own line', { registrarOwnLine: true }],
+    ['footer split over two lines', { footerOneLine: false }],
+    ['name before email in the investor block', { emailFirst: false }],
+    ['negatives with a minus sign', { negatives: 'minus' }],
+    ['Indian digit grouping', { grouping: 'indian' }],
+    ['scheme lines wrapping onto three lines', { wrapWidth: 200 }],
+    ['folio line printed once per folio', { repeatFolioLine: false }],
+    ['page breaks everywhere (inside scheme blocks and tables)', { pageBottom: 300 }],
+    ['opening balance right-aligned', { openingRight: true }],
+    ['numeric columns shifted', { columnShift: 14 }],
+    ['no portfolio summary, no side text', { portfolioSummary: false, sideText: false }],
+    ['advisor missing everywhere', { dropAdvisor: true }, (e) => e.mutual_funds.forEach((f) => f.schemes.forEach((s) => (s.additional_info.advisor = null)))],
+  ];
+  it.each(variants)('%s', async (_name, change, fix) => {
+    const pdf = await renderRegistrarDetailed(st, { ...STYLE_A, ...change });
+    const { data, warnings } = parseRegistrar(await openPdf(new Uint8Array(pdf)));
+    const want = structuredClone(expected);
+    fix?.(want);
+    expect(data).toEqual(want);
+    expect(warnings).toEqual([]);
+  });
+
+  it('registrar_b layout with every trait flipped at once', async () => {
+    const pdf = await renderRegistrarDetailed(st, { ...STYLE_B, omitHeader: true, wrapWidth: 250, pageBottom: 350 });
+    const { data } = parseRegistrar(await openPdf(new Uint8Array(pdf)));
+    expect(data).toEqual(expected);
+  });
+
+  it('self-checks report a units mismatch as a warning naming folio and scheme, and still parse', async () => {
+    const broken = buildRegistrarStatement();
+    broken.folios[0].schemes[0].close = broken.folios[0].schemes[0].close + 1;
+    const pdf = await renderRegistrarDetailed(broken, STYLE_A);
+    const { data, warnings } = parseRegistrar(await openPdf(new Uint8Array(pdf)));
+    expect(data.mutual_funds).toHaveLength(7);
+    expect(warnings.map((w) => w.code)).toContain('UnitsMismatch');
+    expect(warnings.find((w) => w.code === 'UnitsMismatch')?.message).toMatch(/folio 1234567 \/ 89, scheme 'HDFC Flexi Cap Fund - Direct Plan - Growth Option'/);
+  });
+
+  it('a large statement (several hundred transactions over many pages) parses exactly', async () => {
+    const big = buildRegistrarStatement({ sipMonths: 60, repeat: 3 });
+    const pdf = await renderRegistrarDetailed(big, STYLE_A);
+    const { data } = parseRegistrar(await openPdf(new Uint8Array(pdf)));
+    expect(data).toEqual(toExpected(big, 'detailed'));
+    expect(data.mutual_funds.flatMap((f) => f.schemes.flatMap((s) => s.transactions)).length).toBeGreaterThan(500);
+  });
+});
+
+describe('transaction classification', () => {
+  const cases: [TransactionType, string, number | null][] = [
+    ['PURCHASE', 'Purchase', 10.5], ['PURCHASE', 'Additional Purchase - via Internet', 3.2],
+    ['PURCHASE_SIP', 'Systematic Investment (48/55)', 516.901], ['PURCHASE_SIP', 'SIP Purchase Instalment No - 7', 12.1],
+    ['REDEMPTION', 'Redemption', -100], ['REDEMPTION', 'Redemption - ELECTRONIC PAYMENT', -2.5],
+    ['SWITCH_IN', 'Switch In - From Axis Midcap Fund Direct Growth', 40], ['SWITCH_IN', 'Switch-In from HDFC Liquid Fund', 12],
+    ['SWITCH_IN_MERGER', 'Switch-In - Merger from Axis Midcap Fund', 18], ['SWITCH_IN_MERGER', 'Units allotted on Merger from L&T Midcap Fund', 140.2],
+    ['SWITCH_OUT', 'Switch Out - To Axis Liquid Fund Direct Growth', -10], ['SWITCH_OUT', 'Switch-Out to ICICI Prudential Liquid Fund', -5.2],
+    ['SWITCH_OUT_MERGER', 'Switch-Out - Merger to Axis Small Cap Fund', -500], ['SWITCH_OUT_MERGER', 'Units redeemed on Merger to HSBC Midcap Fund', -12],
+    ['DIVIDEND_PAYOUT', 'IDCW Paid @ Rs.2.00 per unit', null], ['DIVIDEND_PAYOUT', 'Dividend Payout @ Rs 0.15 per unit', null],
+    ['DIVIDEND_REINVEST', 'IDCW Reinvestment @ Rs.0.50 per unit', 7.7], ['DIVIDEND_REINVEST', 'Div. Reinvested @ Rs.1.25 per unit', 3.1],
+    ['SEGREGATION', 'Units allotted - Segregated Portfolio 1', 1523.456], ['SEGREGATION', 'Segregation of units - Vodafone Idea portfolio', 12],
+    ['STAMP_DUTY_TAX', '*** Stamp Duty ***', null], ['STAMP_DUTY_TAX', 'Stamp Duty on purchase', null],
+    ['TDS_TAX', '*** TDS on above ***', null], ['TDS_TAX', 'TDS deducted on IDCW', null],
+    ['STT_TAX', '*** STT Paid ***', null], ['STT_TAX', 'STT deducted on redemption', null],
+    ['MISC', '*** Address Updated from KRA Data ***', null], ['MISC', '*** Registration of Nominee ***', null],
+    ['REVERSAL', 'Purchase Reversal - Payment not received', -12.3], ['REVERSAL', '*** Rejection - Insufficient Balance ***', -5],
+    ['UNKNOWN', 'Transmission - Nil Units', 0], ['UNKNOWN', 'Consolidation of folios', 0],
+  ];
+  it('covers every type of the enum', () => {
+    expect(new Set(cases.map((c) => c[0]))).toEqual(new Set(TransactionType.options));
+  });
+  it.each(cases)('%s <- %s', (type, desc, units) => {
+    expect(classifyTransaction(desc, units)).toBe(type);
+  });
+  it('scheme types', () => {
+    expect(schemeType('HDFC Flexi Cap Fund - Direct Plan - Growth Option')).toBe('Equity');
+    expect(schemeType('Aditya Birla Sun Life Banking & PSU Debt Fund')).toBe('Debt');
+    expect(schemeType('HDFC Balanced Advantage Fund - IDCW Option')).toBe('Hybrid');
+    expect(schemeType('Mirae Asset NYSE FANG+ ETF Fund of Fund')).toBe('Other');
+  });
+});
