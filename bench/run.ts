@@ -1,0 +1,132 @@
+/**
+ * `npm run bench`: parse cost against raw pdf.js text extraction, cold CLI time, batch
+ * throughput and peak memory. A script, not a test: it prints a table and writes bench/out/results.json.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openPdf, rawExtract } from '../src/pdf/open.js';
+import { parseDocument } from '../src/parsers/index.js';
+import { buildRegistrarStatement } from '../test/fixtures/registrar-data.js';
+import { renderRegistrarDetailed, STYLE_A } from '../test/fixtures/registrar-render.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = path.join(ROOT, 'bin', 'cas.js');
+const OUT = path.join(ROOT, 'bench', 'out');
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function time<T>(fn: () => Promise<T>, runs: number): Promise<number> {
+  const t: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn();
+    t.push(performance.now() - t0);
+  }
+  return median(t);
+}
+
+async function statement(targetPages: number): Promise<{ pdf: Buffer; pages: number }> {
+  let months = 24;
+  for (;;) {
+    const pdf = await renderRegistrarDetailed(buildRegistrarStatement({ sipMonths: months, repeat: Math.max(1, Math.round(months / 24)) }), STYLE_A);
+    const doc = await openPdf(new Uint8Array(pdf));
+    if (doc.pages.length >= targetPages) return { pdf, pages: doc.pages.length };
+    months = Math.ceil(months * Math.max(1.1, Math.sqrt(targetPages / doc.pages.length)));
+  }
+}
+
+function wall(args: string[], runs = 5): number {
+  const t: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const r = spawnSync('node', [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    if (r.status !== 0) throw new Error(`cas ${args.join(' ')} failed: ${r.stderr}`);
+    t.push(performance.now() - t0);
+  }
+  return median(t);
+}
+
+async function main(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  const results: Record<string, unknown> = { machine: { cpus: os.cpus().length, node: process.version }, at: new Date().toISOString() };
+  const rows: string[][] = [];
+
+  // 1. Registrar statement, 20 pages: parse vs raw extraction.
+  const s20 = await statement(20);
+  const f20 = path.join(OUT, 'registrar-20p.pdf');
+  writeFileSync(f20, s20.pdf);
+  const data = new Uint8Array(s20.pdf);
+  await rawExtract(data);
+  await openPdf(data);
+  // Interleaved runs so that machine noise hits both sides alike.
+  const rawT: number[] = [];
+  const fullT: number[] = [];
+  for (let i = 0; i < 11; i++) {
+    rawT.push(await time(() => rawExtract(data), 1));
+    fullT.push(await time(async () => parseDocument(await openPdf(data)), 1));
+  }
+  const raw = median(rawT);
+  const full = median(fullT);
+  const ratio = full / raw;
+  results.registrar_20p = { pages: s20.pages, raw_ms: raw, parse_ms: full, ratio, ms_per_page: full / s20.pages, pages_per_s: (s20.pages / full) * 1000 };
+  rows.push(['registrar 20p: raw pdf.js extraction', `${raw.toFixed(1)} ms`]);
+  rows.push(['registrar 20p: open + model + parse', `${full.toFixed(1)} ms (${(full / s20.pages).toFixed(2)} ms/page, ${((s20.pages / full) * 1000).toFixed(0)} pages/s)`]);
+  rows.push(['registrar 20p: parse / raw ratio (target <= 1.30)', `${ratio.toFixed(2)}x`]);
+
+  // 2. Cold CLI.
+  const help = wall(['--help'], 7);
+  const cold = wall(['parse', f20, '--output', path.join(OUT, 'out.json')], 5);
+  results.cli = { help_ms: help, cold_parse_20p_ms: cold };
+  rows.push(['cas --help (target < 150 ms)', `${help.toFixed(0)} ms`]);
+  rows.push(['cold cas parse, 20 pages (target < 1000 ms)', `${cold.toFixed(0)} ms`]);
+
+  // 3. Batch throughput: 40 statements, 1 worker vs 2.
+  const batchDir = path.join(OUT, 'batch');
+  rmSync(batchDir, { recursive: true, force: true });
+  mkdirSync(batchDir);
+  const small = await renderRegistrarDetailed(buildRegistrarStatement(), STYLE_A);
+  for (let i = 0; i < 40; i++) writeFileSync(path.join(batchDir, `s${String(i).padStart(2, '0')}.pdf`), small);
+  const j1 = wall(['parse', batchDir, '--jobs', '1', '--output', path.join(OUT, 'b1.ndjson')], 3);
+  const j2 = wall(['parse', batchDir, '--jobs', '2', '--output', path.join(OUT, 'b2.ndjson')], 3);
+  // The same batch through the worker pool inside one process (no CLI start-up in the figure).
+  const core = (await import(path.join(ROOT, 'dist/cli/parse-core.js'))) as typeof import('../src/cli/parse-core.js');
+  const files = Array.from({ length: 40 }, (_, i) => path.join(batchDir, `s${String(i).padStart(2, '0')}.pdf`));
+  const pool = async (jobs: number): Promise<number> => time(() => core.parseMany(files, { candidates: [] }, {}, jobs, () => undefined), 3);
+  const p1 = await pool(1);
+  const p2 = await pool(2);
+  results.batch_40 = { cli_jobs1_ms: j1, cli_jobs2_ms: j2, cli_speedup: j1 / j2, pool_jobs1_ms: p1, pool_jobs2_ms: p2, pool_speedup: p1 / p2 };
+  rows.push(['worker pool in-process, 40 files, 1 worker', `${p1.toFixed(0)} ms`]);
+  rows.push(['worker pool in-process, 40 files, 2 workers', `${p2.toFixed(0)} ms (${(p1 / p2).toFixed(2)}x)`]);
+  rows.push(['batch of 40, 1 worker', `${j1.toFixed(0)} ms (${((40 / j1) * 1000).toFixed(1)} files/s)`]);
+  rows.push(['batch of 40, 2 workers (target >= 1.7x)', `${j2.toFixed(0)} ms (${(j1 / j2).toFixed(2)}x)`]);
+
+  // 4. Peak RSS on a 100-page statement, in a fresh process.
+  const s100 = await statement(100);
+  const f100 = path.join(OUT, 'registrar-100p.pdf');
+  writeFileSync(f100, s100.pdf);
+  const rss = execFileSync('node', ['-e', `
+    import('${path.join(ROOT, 'dist/pdf/open.js')}').then(async (pdf) => {
+      const { parseDocument } = await import('${path.join(ROOT, 'dist/parsers/index.js')}');
+      const r = parseDocument(await pdf.openPdf(${JSON.stringify(f100)}));
+      const n = r.data.mutual_funds.flatMap((f) => f.schemes.flatMap((s) => s.transactions)).length;
+      console.log(JSON.stringify({ rss_mb: process.resourceUsage().maxRSS / 1024, transactions: n }));
+    });`]).toString();
+  const r100 = JSON.parse(rss) as { rss_mb: number; transactions: number };
+  results.registrar_100p = { pages: s100.pages, ...r100 };
+  rows.push([`registrar ${s100.pages}p (${r100.transactions} transactions): peak RSS (target < 250 MB)`, `${r100.rss_mb.toFixed(0)} MB`]);
+
+  writeFileSync(path.join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const w = Math.max(...rows.map((r) => r[0].length));
+  process.stdout.write(`${rows.map((r) => `${r[0].padEnd(w)}  ${r[1]}`).join('\n')}\n\nwrote ${path.relative(ROOT, path.join(OUT, 'results.json'))}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
