@@ -4,7 +4,7 @@ import { openPdf } from '../src/pdf/open.js';
 import { allLines } from '../src/pdf/model.js';
 import { matchHeader, splitCells } from '../src/pdf/table.js';
 import { parseDate, parseMonthYear, parseNumber, exactSum } from '../src/pdf/numbers.js';
-import { healIsins, undouble } from '../src/pdf/lines.js';
+import { buildLines, healIsins, undouble } from '../src/pdf/lines.js';
 import { fixture, manifest } from './helpers.js';
 
 const good = manifest().filter((m) => m.kind !== 'bad');
@@ -15,11 +15,26 @@ describe('PDF text layer on every fixture', () => {
     const doc = await openPdf(fixture(m.path), { password: m.password ?? undefined });
     const lines = allLines(doc);
     expect(doc.pages.length).toBeGreaterThan(0);
-    // The watermark is rotated text: kept apart from the body, still available.
-    expect(doc.pages[0].rotated.join(' ')).toMatch(/(CAMS|KFIN)CASWS/);
-    expect(lines.some((l) => /CASWS/.test(l.text))).toBe(false);
     // Reading order: lines go down the page.
     for (const p of doc.pages) for (let i = 1; i < p.lines.length; i++) expect(p.lines[i].y).toBeGreaterThanOrEqual(p.lines[i - 1].y);
+    if (m.kind === 'depository_b') {
+      expect(doc.pages[1].lines[0].text).toBe('NSDL ID: 103802213');
+      const row = lines.find((l) => l.pieces[0]?.text === 'INE467B01029')!;
+      expect(row.pieces.map((p) => p.text)).toEqual(['INE467B01029', 'TCS', 'TATA CONSULTANCY SERVICES LIMITED', '1.00', '12', '3,542.80', '42,513.60']);
+      const header = lines.map((l) => matchHeader(l, [{ name: 'isin', label: 'ISIN', align: 'left' }, { name: 'sym', label: 'Stock Symbol', align: 'left' }, { name: 'name', label: 'Company Name', align: 'left' }, { name: 'face', label: 'Face Value', align: 'right' }, { name: 'units', label: 'No. of Shares', align: 'right' }, { name: 'price', label: 'Market Price', align: 'right' }, { name: 'value', label: 'Value', align: 'right' }])).find(Boolean)!;
+      expect(splitCells(row, header)).toEqual({ isin: 'INE467B01029', sym: 'TCS', name: 'TATA CONSULTANCY SERVICES LIMITED', face: '1.00', units: '12', price: '3,542.80', value: '42,513.60' });
+      return;
+    }
+    if (m.kind === 'depository_a') {
+      expect(lines[0].text).toBe('Central Depository Services (India) Limited');
+      const row = lines.find((l) => l.pieces[0]?.text === 'INE002A01018' && l.pieces.length > 3)!;
+      const header = lines.map((l) => matchHeader(l, [{ name: 'isin', label: 'ISIN', align: 'left' }, { name: 'name', label: 'Security', align: 'left' }, { name: 'units', label: 'Current Bal', align: 'right' }, { name: 'frozen', label: 'Frozen Bal', align: 'right' }, { name: 'pledge', label: 'Pledge Bal', align: 'right' }, { name: 'setup', label: 'Pledge Setup Bal', align: 'right' }, { name: 'free', label: 'Free Bal', align: 'right' }, { name: 'price', label: 'Market Price / Face Value', align: 'right' }, { name: 'value', label: 'Value', align: 'right' }])).find(Boolean)!;
+      expect(splitCells(row, header)).toEqual({ isin: 'INE002A01018', name: 'RELIANCE INDUSTRIES LIMITED', units: '60', frozen: '0', pledge: '0', setup: '0', free: '60', price: '1,287.45', value: '77,247.00' });
+      return;
+    }
+    // Registrar: the watermark is rotated text, kept apart from the body, still available.
+    expect(doc.pages[0].rotated.join(' ')).toMatch(/(CAMS|KFIN)CASWS/);
+    expect(lines.some((l) => /CASWS/.test(l.text))).toBe(false);
     if (/summary/.test(m.path)) {
       const row = lines.find((l) => l.text.startsWith('1234567 / 89'));
       expect(row?.pieces.map((p) => p.text).slice(0, 3)).toEqual(['1234567 / 89', 'INF179K01UT0', 'HDFC Flexi Cap Fund - Direct Plan - Growth Option']);
@@ -35,14 +50,26 @@ describe('PDF text layer on every fixture', () => {
         { name: 'nav', label: /kfintech/.test(m.path) ? 'Price' : 'NAV', align: 'right' }, { name: 'balance', label: 'Unit', align: 'right' },
       ])).find(Boolean);
       expect(header).toBeTruthy();
-      const cells = splitCells(row!, header!);
-      const grouping = /kfintech/.test(m.path);
-      expect(cells).toEqual({ date: '08-Apr-2024', desc: 'Systematic Investment (1/36)', amount: grouping ? '5,000.00' : '5,000.00', units: '3.448', nav: grouping ? '1,450.1234' : '1,450.1234', balance: '38.917' });
+      expect(splitCells(row!, header!)).toEqual({ date: '08-Apr-2024', desc: 'Systematic Investment (1/36)', amount: '5,000.00', units: '3.448', nav: '1,450.1234', balance: '38.917' });
       // The soft-hyphen ISIN is healed.
       expect(lines.some((l) => l.text.includes('INF209K01XX1'))).toBe(true);
       // Duplicated overlay dates are dropped: no line starts with the same date twice.
       expect(lines.some((l) => l.pieces.length > 1 && DATE.test(l.pieces[0].text) && l.pieces[0].text === l.pieces[1].text)).toBe(false);
     }
+  });
+
+  it('drops Devanagari overlay text and duplicated overlays; keeps rotated text apart', () => {
+    const items = [
+      { text: 'Equities (E)', x: 30, y: 100, width: 40, size: 8, rotated: false },
+      { text: 'इक्विटी', x: 30, y: 100.5, width: 30, size: 8, rotated: false },
+      { text: 'INE002A01018', x: 30, y: 120, width: 45, size: 7, rotated: false },
+      { text: 'INE002A01018', x: 30.3, y: 120.2, width: 45, size: 7, rotated: false },
+      { text: '60', x: 250, y: 120, width: 8, size: 7, rotated: false },
+      { text: 'CAMSCASWS-0001', x: 10, y: 500, width: 60, size: 6, rotated: true },
+    ];
+    const { lines, rotated } = buildLines(items, 1);
+    expect(lines.map((l) => l.pieces.map((p) => p.text))).toEqual([['Equities (E)'], ['INE002A01018', '60']]);
+    expect(rotated).toEqual(['CAMSCASWS-0001']);
   });
 
   it('exposes PDF metadata', async () => {

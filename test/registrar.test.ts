@@ -9,6 +9,7 @@ import { expectedJson, fixture, manifest } from './helpers.js';
 
 describe('registrar goldens', () => {
   const entries = manifest().filter((m) => m.kind === 'registrar');
+  it('covers at least the registrar fixtures of the manifest', () => expect(entries.length).toBeGreaterThanOrEqual(7));
   it.each(entries.map((m) => [m.path, m] as const))('%s equals its expected JSON exactly', async (_p, m) => {
     const doc = await openPdf(fixture(m.path), { password: m.password ?? undefined });
     const { data, warnings } = parseRegistrar(doc);

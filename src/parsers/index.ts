@@ -5,6 +5,8 @@ import type { BrokerType, ContractNote, ParsedStatement } from '../schema/index.
 import type { ParseResult } from './common.js';
 import { detect, type Detection, type StatementKind } from './detect/index.js';
 import { parseRegistrar } from './registrar/index.js';
+import { parseDepositoryA } from './depository-a/index.js';
+import { parseDepositoryB } from './depository-b/index.js';
 
 export { detect, resolveType, SUPPORTED, TYPE_ALIASES, type Detection, type StatementKind } from './detect/index.js';
 export type { ParseResult } from './common.js';
@@ -18,6 +20,8 @@ export type AnyResult = ParseResult<ParsedStatement | ContractNote> & { detectio
 
 const PARSERS: Partial<Record<StatementKind, (doc: PdfDocument, opts: ParseOptions) => ParseResult<ParsedStatement | ContractNote>>> = {
   registrar: (doc) => parseRegistrar(doc),
+  depository_a: (doc) => parseDepositoryA(doc),
+  depository_b: (doc) => parseDepositoryB(doc),
 };
 
 export function parseDocument(doc: PdfDocument, opts: ParseOptions = {}): AnyResult {

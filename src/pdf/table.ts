@@ -13,29 +13,44 @@ export interface Column {
 const norm = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /**
- * Find header labels on a line (or on a line and the one below it for stacked labels).
+ * Find header labels on a line, in order. Labels may share a piece (`Date Transaction`) or
+ * be a prefix of a longer one (`Market Price` in `Market Price / Face Value`): a right-aligned
+ * label that is the last one found in its piece takes the piece's right edge.
  * Returns a column per label with its extent, or null when any label is missing.
  */
 export function matchHeader(line: Line, labels: { name: string; label: string; align: 'left' | 'right' }[]): Column[] | null {
-  const cols: Column[] = [];
-  let from = 0;
+  const cols: (Column & { piece: number })[] = [];
+  let pi = 0;
+  let offset = 0;
   for (const l of labels) {
     const want = norm(l.label);
-    let found: { x0: number; x1: number } | null = null;
-    for (let i = from; i < line.pieces.length && !found; i++) {
+    let found: (Column & { piece: number }) | null = null;
+    // A piece that is exactly the label wins over a longer piece that merely contains it.
+    const exact = line.pieces.findIndex((p, i) => (i > pi || (i === pi && offset === 0)) && norm(p.text) === want);
+    if (exact >= 0) {
+      const p = line.pieces[exact];
+      found = { name: l.name, x0: p.x0, x1: p.x1, align: l.align, piece: exact };
+      pi = exact + 1;
+      offset = 0;
+    }
+    for (let i = pi; i < line.pieces.length && !found; i++) {
       const p = line.pieces[i];
       const text = norm(p.text);
-      const at = text.indexOf(want);
+      const at = text.indexOf(want, i === pi ? offset : 0);
       if (at < 0) continue;
-      // Within a merged piece, estimate the label's own extent from character positions.
       const cw = (p.x1 - p.x0) / Math.max(1, p.text.length);
-      found = { x0: p.x0 + at * cw, x1: p.x0 + (at + want.length) * cw };
-      from = at + want.length >= text.length ? i + 1 : i;
+      found = { name: l.name, x0: p.x0 + at * cw, x1: p.x0 + (at + want.length) * cw, align: l.align, piece: i };
+      pi = i;
+      offset = at + want.length;
     }
     if (!found) return null;
-    cols.push({ name: l.name, x0: found.x0, x1: found.x1, align: l.align });
+    cols.push(found);
   }
-  return cols;
+  return cols.map((c, k) => {
+    const next = cols[k + 1];
+    const x1 = c.align === 'right' && (!next || next.piece !== c.piece) ? line.pieces[c.piece].x1 : c.x1;
+    return { name: c.name, x0: c.x0, x1, align: c.align };
+  });
 }
 
 /**
@@ -98,12 +113,12 @@ export function columnFor(p: TextPiece, cols: Column[]): Column | undefined {
     }
     if (best && bestD < 40) return best;
   }
-  // Text: the last column whose left edge is at or before the piece's start (with slack).
+  // Text: a right-aligned column whose label span holds the piece, else the last
+  // left-aligned column that starts at or before the piece.
+  const right = cols.find((c) => c.align === 'right' && p.x0 >= c.x0 - 2 && p.x1 <= c.x1 + 4);
+  if (right) return right;
   let chosen: Column | undefined;
-  for (const c of cols) {
-    const left = c.align === 'left' ? c.x0 : c.x1 - 70;
-    if (p.x0 >= left - 4) chosen = c;
-  }
+  for (const c of cols) if (c.align === 'left' && p.x0 >= c.x0 - 4) chosen = c;
   return chosen ?? cols[0];
 }
 
