@@ -17,6 +17,11 @@ describe('detection', () => {
       expect(d.issuer).toBe(/kfintech/.test(m.path) ? 'registrar_b' : 'registrar_a');
       expect(d.form).toBe(/summary/.test(m.path) ? 'summary' : 'detailed');
       expect(d.evidence.join(' ')).toMatch(/watermark "(CAMS|KFIN)CASWS"/);
+    } else if (m.kind === 'contract_note') {
+      const broker = m.path.replace(/^.*\/|\.pdf$/g, '');
+      expect(d.broker).toBe(broker);
+      expect(d.issuer).toBe(broker);
+      expect(d.evidence.join(' ')).toMatch(/heading "Contract note".*broker registration INZ\d{9}/);
     } else {
       expect(d.issuer).toBe(m.kind);
       expect(d.evidence.join(' ')).toMatch(m.kind === 'depository_a' ? /Central Depository Services/ : /NSDL ID:/);

@@ -32,6 +32,12 @@ describe('PDF text layer on every fixture', () => {
       expect(splitCells(row, header)).toEqual({ isin: 'INE002A01018', name: 'RELIANCE INDUSTRIES LIMITED', units: '60', frozen: '0', pledge: '0', setup: '0', free: '60', price: '1,287.45', value: '77,247.00' });
       return;
     }
+    if (m.kind === 'contract_note') {
+      expect(lines[0].pieces[1].text).toBe('CONTRACT NOTE CUM TAX INVOICE');
+      const row = lines.find((l) => l.pieces.some((p) => p.text === 'RELIANCE INDUSTRIES LTD') && l.pieces.some((p) => p.text === '6'));
+      expect(row?.pieces.map((p) => p.text)).toEqual(expect.arrayContaining(['RELIANCE INDUSTRIES LTD', 'NSE', '6', '1,287.4500', '0.0000', '(7,724.70)']));
+      return;
+    }
     // Registrar: the watermark is rotated text, kept apart from the body, still available.
     expect(doc.pages[0].rotated.join(' ')).toMatch(/(CAMS|KFIN)CASWS/);
     expect(lines.some((l) => /CASWS/.test(l.text))).toBe(false);

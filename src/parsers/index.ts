@@ -7,6 +7,7 @@ import { detect, type Detection, type StatementKind } from './detect/index.js';
 import { parseRegistrar } from './registrar/index.js';
 import { parseDepositoryA } from './depository-a/index.js';
 import { parseDepositoryB } from './depository-b/index.js';
+import { parseContractNote } from './contract-note/index.js';
 
 export { detect, resolveType, SUPPORTED, TYPE_ALIASES, type Detection, type StatementKind } from './detect/index.js';
 export type { ParseResult } from './common.js';
@@ -22,6 +23,7 @@ const PARSERS: Partial<Record<StatementKind, (doc: PdfDocument, opts: ParseOptio
   registrar: (doc) => parseRegistrar(doc),
   depository_a: (doc) => parseDepositoryA(doc),
   depository_b: (doc) => parseDepositoryB(doc),
+  contract_note: (doc, opts) => parseContractNote(doc, { broker: opts.broker }),
 };
 
 export function parseDocument(doc: PdfDocument, opts: ParseOptions = {}): AnyResult {
