@@ -52,6 +52,39 @@ function wall(args: string[], runs = 5): number {
   return median(t);
 }
 
+async function serviceLoad(pdfFile: string): Promise<{ credits: { rps: number; p99: number }; parse: { rps: number; p99: number }; inProcessRps: number }> {
+  const autocannon = (await import('autocannon')).default;
+  const dataDir = path.join(OUT, 'svc');
+  rmSync(dataDir, { recursive: true, force: true });
+  const key = (JSON.parse(execFileSync('node', [BIN, 'serve', 'keys', 'create', '--unlimited', '--data-dir', dataDir, '--json'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString()) as { api_key: string }).api_key;
+  const { spawn } = await import('node:child_process');
+  const proc = spawn('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise<string>((resolve) => {
+    let buf = '';
+    proc.stderr.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(buf);
+      if (m) resolve(m[1]);
+    });
+  });
+  const run = (opts: Record<string, unknown>): Promise<{ requests: { average: number }; latency: { p99: number }; non2xx: number }> =>
+    new Promise((resolve, reject) => autocannon({ url, method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, ...opts }, (err: Error | null, res: any) => (err ? reject(err) : resolve(res))));
+  await run({ url: `${url}/v1/credits`, connections: 10, duration: 2, body: '{}' });
+  const c = await run({ url: `${url}/v1/credits`, connections: 10, duration: 5, body: '{}' });
+  const body = JSON.stringify({ pdf_file: (await import('node:fs')).readFileSync(pdfFile).toString('base64') });
+  const p = await run({ url: `${url}/v4/registrar_a_registrar_b/parse`, connections: 4, duration: 10, body });
+  proc.kill('SIGTERM');
+  // In-process baseline: the same parse on a pool of 2 workers, kept busy for a similar time.
+  const core = (await import(path.join(ROOT, 'dist/cli/parse-core.js'))) as typeof import('../src/cli/parse-core.js');
+  const files = Array.from({ length: 24 }, () => pdfFile);
+  await core.parseMany(files.slice(0, 4), { candidates: [] }, {}, 2, () => undefined);
+  const t0 = performance.now();
+  await core.parseMany(files, { candidates: [] }, {}, 2, () => undefined);
+  const inProcessRps = files.length / ((performance.now() - t0) / 1000);
+  if (c.non2xx || p.non2xx) throw new Error(`load run had non-2xx answers: credits ${c.non2xx}, parse ${p.non2xx}`);
+  return { credits: { rps: c.requests.average, p99: c.latency.p99 }, parse: { rps: p.requests.average, p99: p.latency.p99 }, inProcessRps };
+}
+
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const results: Record<string, unknown> = { machine: { cpus: os.cpus().length, node: process.version }, at: new Date().toISOString() };
@@ -120,6 +153,14 @@ async function main(): Promise<void> {
   const r100 = JSON.parse(rss) as { rss_mb: number; transactions: number };
   results.registrar_100p = { pages: s100.pages, ...r100 };
   rows.push([`registrar ${s100.pages}p (${r100.transactions} transactions): peak RSS (target < 250 MB)`, `${r100.rss_mb.toFixed(0)} MB`]);
+
+  // 5. The service under load (autocannon on loopback): /v1/credits and a registrar parse.
+  const svc = await serviceLoad(f20);
+  results.service = svc;
+  rows.push(['service /v1/credits (target >= 3000 req/s, p99 < 50 ms)', `${svc.credits.rps.toFixed(0)} req/s, p99 ${svc.credits.p99} ms`]);
+  rows.push(['service registrar parse, 20 pages', `${svc.parse.rps.toFixed(2)} req/s, p99 ${svc.parse.p99} ms`]);
+  rows.push(['in-process parse, 20 pages, 2 workers', `${svc.inProcessRps.toFixed(2)} parses/s`]);
+  rows.push(['service / in-process parse throughput (target >= 0.80)', `${(svc.parse.rps / svc.inProcessRps).toFixed(2)}`]);
 
   writeFileSync(path.join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   const w = Math.max(...rows.map((r) => r[0].length));

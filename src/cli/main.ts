@@ -78,6 +78,49 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    name: 'credits',
+    summary: 'Show the remaining credits of your API key',
+    examples: ['cas credits', 'cas credits --json | jq .remaining'],
+    load: () => import('./commands/account.js'),
+  },
+  {
+    name: 'usage',
+    summary: 'Show usage logs, or usage by feature with --summary',
+    examples: ['cas usage --limit 20', 'cas usage --from 2026-04-01 --to 2026-04-30 --summary'],
+    options: [new Option('--from <date>', 'start (YYYY-MM-DD or ISO date-time)'), new Option('--to <date>', 'end (YYYY-MM-DD or ISO date-time)'), new Option('--limit <n>', 'at most n entries (1-1000)'), new Option('--summary', 'aggregate by feature')],
+    load: () => import('./commands/account.js'),
+  },
+  {
+    name: 'token',
+    summary: 'Create or check short-lived access tokens',
+    examples: ['cas token create --expiry 30', 'cas token verify at_...'],
+    subcommands: [
+      { name: 'create', summary: 'create an access token (usable in place of the key on /v4/*)', examples: ['cas token create --expiry 15'], options: [new Option('--expiry <minutes>', 'lifetime in minutes, 1-60 (default 60)')], load: () => import('./commands/account.js') },
+      { name: 'verify', summary: 'check an access token (argument or stdin)', args: ['[token]'], examples: ['cas token verify at_abc', 'printf %s "$TOKEN" | cas token verify -'], load: () => import('./commands/account.js') },
+    ],
+  },
+  {
+    name: 'serve',
+    summary: 'Run the cas service (HTTP, SQLite), or administer its keys',
+    examples: ['cas serve --port 8080 --data-dir ./cas-data', 'cas serve keys create --credits 100 --rate 60/min', 'cas serve keys list', 'cas serve credits add 1 50'],
+    options: [new Option('--host <host>', 'address to listen on').default('127.0.0.1'), new Option('--port <port>', 'port (0 picks a free one)').default('8080'), new Option('--db <file>', 'SQLite database file (default DATA_DIR/cas.db)'), new Option('--data-dir <dir>', 'data folder (default ./cas-data or CAS_DATA_DIR)'), new Option('--sandbox-key <key>', 'sandbox key (default cas_sandbox_public_key or CAS_SANDBOX_KEY)'), new Option('--allow-fetch-host <host...>', 'hosts pdf_url may reach even on private addresses (tests, intranets)')],
+    load: () => import('./commands/serve.js'),
+    subcommands: [
+      {
+        name: 'keys', summary: 'create, list and revoke API keys', examples: ['cas serve keys create --credits 100'],
+        subcommands: [
+          { name: 'create', summary: 'create a key (shown once)', examples: ['cas serve keys create --credits 100 --rate 60/min', 'cas serve keys create --unlimited'], options: [new Option('--credits <n>', 'starting credits'), new Option('--unlimited', 'no credit limit'), new Option('--rate <n/min>', 'requests per minute'), new Option('--name <name>', 'a label'), new Option('--db <file>', 'database file'), new Option('--data-dir <dir>', 'data folder')], load: () => import('./commands/serve.js') },
+          { name: 'list', summary: 'list keys (never the secrets)', examples: ['cas serve keys list'], options: [new Option('--db <file>', 'database file'), new Option('--data-dir <dir>', 'data folder')], load: () => import('./commands/serve.js') },
+          { name: 'revoke', summary: 'revoke a key by id', args: ['<id>'], examples: ['cas serve keys revoke 3'], options: [new Option('--db <file>', 'database file'), new Option('--data-dir <dir>', 'data folder')], load: () => import('./commands/serve.js') },
+        ],
+      },
+      {
+        name: 'credits', summary: 'add credits to a key', examples: ['cas serve credits add 1 100'],
+        subcommands: [{ name: 'add', summary: 'add credits to key ID', args: ['<id>', '<credits>'], examples: ['cas serve credits add 1 100'], options: [new Option('--db <file>', 'database file'), new Option('--data-dir <dir>', 'data folder')], load: () => import('./commands/serve.js') }],
+      },
+    ],
+  },
+  {
     name: 'completion',
     summary: 'Print a shell completion script (bash, zsh, fish)',
     args: ['<shell>'],
@@ -97,7 +140,6 @@ function addCommand(parent: Command, spec: CommandSpec, path: string[]): void {
   for (const o of spec.options ?? []) cmd.addOption(o);
   if (spec.subcommands) {
     for (const sub of spec.subcommands) addCommand(cmd, sub, [...path, spec.name]);
-    return;
   }
   const load = spec.load;
   if (!load) return;
@@ -107,7 +149,8 @@ function addCommand(parent: Command, spec: CommandSpec, path: string[]): void {
     const args = raw.slice(0, -2);
     const ctx = makeContext(command.optsWithGlobals() as GlobalOptions);
     const mod = await load();
-    const code = await mod.run(ctx, args, { ...opts, __command: [...path, spec.name].join(' ') });
+    // Options given to a parent (e.g. `cas serve --data-dir D keys list`, or after the sub-command) count too.
+    const code = await mod.run(ctx, args, { ...command.optsWithGlobals(), ...opts, __command: [...path, spec.name].join(' ') });
     if (typeof code === 'number') process.exitCode = code;
   });
 }

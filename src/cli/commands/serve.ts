@@ -1,0 +1,80 @@
+/** `cas serve`: run the service; `cas serve keys|credits ...`: administration without HTTP. */
+import { UsageError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { emit, renderTable, toJson } from '../output.js';
+
+async function serverConfig(opts: Record<string, unknown>) {
+  const { defaultConfig } = await import('../../server/index.js');
+  const path = await import('node:path');
+  const dataDir = typeof opts.dataDir === 'string' ? path.resolve(opts.dataDir) : undefined;
+  const base = defaultConfig(dataDir ? { dataDir } : {});
+  if (typeof opts.db === 'string') base.dbPath = path.resolve(opts.db);
+  return base;
+}
+
+export async function run(ctx: Context, args: unknown[], opts: Record<string, unknown>): Promise<number> {
+  const cmd = String(opts.__command);
+  const config = await serverConfig(opts);
+  if (cmd === 'serve') {
+    const port = Number(opts.port ?? 8080);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port takes a number from 0 to 65535');
+    config.port = port;
+    if (typeof opts.host === 'string') config.host = opts.host;
+    if (typeof opts.sandboxKey === 'string') config.sandboxKey = opts.sandboxKey;
+    for (const h of (opts.allowFetchHost as string[] | undefined) ?? []) config.fetch.allowHosts.push(h);
+    const { startServer } = await import('../../server/index.js');
+    const server = await startServer(config, (m) => process.stderr.write(`${m}\n`));
+    process.removeAllListeners('SIGINT');
+    const stop = (sig: string): void => {
+      process.stderr.write(`cas serve: ${sig}, finishing in-flight requests\n`);
+      void server.close().then(() => process.exit(0));
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+    await new Promise(() => undefined);
+    return 0;
+  }
+  const { openDb } = await import('../../server/db.js');
+  const keys = await import('../../server/keys.js');
+  const db = openDb(config.dbPath);
+  try {
+    if (cmd === 'serve keys create') {
+      const credits = opts.credits === undefined ? 0 : Number(opts.credits);
+      if (!Number.isFinite(credits) || credits < 0) throw new UsageError('--credits takes a number of 0 or more');
+      let rate: number | null = null;
+      if (opts.rate !== undefined) {
+        const m = /^(\d+)(?:\/min)?$/.exec(String(opts.rate));
+        if (!m || Number(m[1]) < 1) throw new UsageError('--rate takes requests per minute, e.g. 60 or 60/min');
+        rate = Number(m[1]);
+      }
+      const { key, row } = keys.createKey(db, { credits, unlimited: Boolean(opts.unlimited), rate, name: (opts.name as string) ?? null });
+      // Shown once: the key is the data of this command (stdout); only its hash is stored.
+      await emit(ctx.format === 'table' ? `${key}\n` : toJson({ id: row.id, api_key: key, credits: row.unlimited ? null : credits, unlimited: Boolean(row.unlimited), rate_per_min: rate }, ctx.stdoutTty), ctx.opts.output);
+      ctx.log(`key ${row.id} created; this is the only time it is shown`);
+      return 0;
+    }
+    if (cmd === 'serve keys list') {
+      const list = keys.listKeys(db);
+      await emit(ctx.format === 'table' ? renderTable({ head: ['id', 'key', 'name', 'credits', 'used', 'rate/min', 'revoked'], rows: list.map((k) => [k.id, k.prefix, k.name, k.unlimited ? 'unlimited' : k.credits, k.used, k.rate_per_min, k.revoked ? 'yes' : '']) }) : toJson(list, ctx.stdoutTty), ctx.opts.output);
+      return 0;
+    }
+    if (cmd === 'serve keys revoke') {
+      const id = Number(args[0]);
+      if (!keys.revokeKey(db, id)) throw new UsageError(`no active key with id ${args[0]}`);
+      ctx.log(`key ${id} revoked`);
+      return 0;
+    }
+    if (cmd === 'serve credits add') {
+      const id = Number(args[0]);
+      const n = Number(args[1]);
+      if (!Number.isFinite(n) || n <= 0) throw new UsageError('credits to add must be a positive number');
+      const now = keys.addCredits(db, id, n);
+      if (now === null) throw new UsageError(`no key with id ${args[0]}`);
+      ctx.log(`key ${id} now has ${now} credits`);
+      return 0;
+    }
+  } finally {
+    db.close();
+  }
+  throw new UsageError(`unknown command ${cmd}`);
+}

@@ -1,0 +1,90 @@
+/**
+ * Typed client of the cas service. Retries with exponential backoff on HTTP 500 and on
+ * connection errors only; validates every response body with zod; maps HTTP errors to typed
+ * errors (401/402/403 -> exit 4; unreachable or 500 after retries -> exit 5).
+ */
+import type { z } from 'zod';
+import { AuthError, CasError, ServiceError, UsageError } from '../errors.js';
+import * as S from '../schema/index.js';
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey?: string;
+  retries?: number;
+  /** First backoff delay in ms (doubles each retry). */
+  backoffMs?: number;
+  timeoutMs?: number;
+}
+
+export class CasClient {
+  private readonly base: string;
+  constructor(private readonly opts: ClientOptions) {
+    this.base = opts.baseUrl.replace(/\/+$/, '');
+  }
+
+  async call<T extends z.ZodType>(path: string, body: unknown, schema: T, extraHeaders: Record<string, string> = {}): Promise<z.infer<T>> {
+    if (!this.opts.apiKey) throw new AuthError('no API key: set CAS_API_KEY, run `cas config set api_key -`, or pass --api-key');
+    const retries = this.opts.retries ?? 3;
+    let delay = this.opts.backoffMs ?? 200;
+    for (let attempt = 0; ; attempt++) {
+      let res: Response;
+      try {
+        res = await fetch(`${this.base}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': this.opts.apiKey, ...extraHeaders },
+          body: JSON.stringify(body ?? {}),
+          signal: AbortSignal.timeout(this.opts.timeoutMs ?? 60_000),
+        });
+      } catch (err) {
+        if (attempt < retries) {
+          await new Promise((r) => setTimeout(r, delay));
+          delay *= 2;
+          continue;
+        }
+        const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+        throw new ServiceError(`the service at ${this.base} is unreachable (${cause}) after ${retries + 1} attempts`);
+      }
+      if (res.status === 500 && attempt < retries) {
+        await res.body?.cancel();
+        await new Promise((r) => setTimeout(r, delay));
+        delay *= 2;
+        continue;
+      }
+      const requestId = res.headers.get('x-request-id') ?? '';
+      const text = await res.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw new ServiceError(`the service answered HTTP ${res.status} with a body that is not JSON`);
+      }
+      if (!res.ok) {
+        const msg = (json as { msg?: string; detail?: string }).msg ?? (json as { detail?: string }).detail ?? `HTTP ${res.status}`;
+        const tag = requestId ? ` (request ${requestId})` : '';
+        if (res.status === 401 || res.status === 402 || res.status === 403) throw new AuthError(`${msg}${tag}`);
+        if (res.status >= 500) throw new ServiceError(`the service failed: ${msg}${tag}`);
+        if (res.status === 400 || res.status === 422) throw new UsageError(`${msg}${tag}`);
+        throw new CasError('RequestFailed', `${msg}${tag}`, 1);
+      }
+      const parsed = schema.safeParse(json);
+      if (!parsed.success) throw new ServiceError(`the service answered with an unexpected body at ${parsed.error.issues[0]?.path.join('.') || 'top level'}`);
+      return parsed.data;
+    }
+  }
+
+  credits() {
+    return this.call('/v1/credits', {}, S.CreditsResponse);
+  }
+  usage(q: z.infer<typeof S.UsageRequest>) {
+    return this.call('/v1/usage', q, S.UsageResponse);
+  }
+  usageSummary(q: z.infer<typeof S.UsageRequest>) {
+    return this.call('/v1/usage/summary', q, S.UsageSummaryResponse);
+  }
+  createToken(expiryMinutes?: number) {
+    return this.call('/v1/token', expiryMinutes ? { expiry_minutes: expiryMinutes } : {}, S.TokenResponse);
+  }
+  verifyToken(token: string) {
+    return this.call('/v1/token/verify', { access_token: token }, S.TokenVerifyResponse);
+  }
+}

@@ -1,0 +1,67 @@
+/** What every route module receives, and the per-request state the hooks keep. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DB } from './db.js';
+import type { KeyRow } from './keys.js';
+import type { ParsePool } from './pool.js';
+import type { FetchLimits } from './fetch-url.js';
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  dbPath: string;
+  dataDir: string;
+  sandboxKey: string;
+  sandboxRate: number;
+  maxUploadBytes: number;
+  fetch: FetchLimits;
+  publicUrl?: string;
+}
+
+export interface Principal {
+  sandbox: boolean;
+  viaToken: boolean;
+  key: KeyRow | null;
+  keyId: number;
+}
+
+/** Route options read by the hooks. */
+export interface RouteMeta {
+  feature: string;
+  /** `key`: API key only; `v4`: API key or access token; `none`: no authentication. */
+  auth: 'key' | 'v4' | 'none';
+  /** Answer access tokens with `{detail}` (the usage logs endpoint). */
+  tokenDetail?: boolean;
+  billable?: boolean;
+}
+
+export interface RequestState {
+  id: string;
+  start: bigint;
+  principal?: Principal;
+  charged: number;
+  always: boolean;
+  /** Billable outcome, decided by the handler (defaults to any 2xx). */
+  success?: boolean;
+}
+
+export interface App {
+  db: DB;
+  pool: ParsePool;
+  config: ServerConfig;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    cas: RequestState;
+  }
+  interface FastifyContextConfig {
+    meta?: RouteMeta;
+  }
+}
+
+export type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** The common error body. */
+export function fail(reply: FastifyReply, status: number, msg: string): FastifyReply {
+  return reply.code(status).send({ status: 'failed', msg });
+}

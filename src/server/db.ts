@@ -1,0 +1,77 @@
+/**
+ * The embedded store: SQLite (better-sqlite3) in WAL mode with versioned migrations.
+ * Credits are kept as integer milli-credits so that 0.2 and 0.25 add up exactly.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+export type DB = Database.Database;
+
+const MIGRATIONS: string[] = [
+  // 1: keys, tokens, usage log.
+  `CREATE TABLE api_keys (
+     id INTEGER PRIMARY KEY,
+     key_hash TEXT NOT NULL UNIQUE,
+     prefix TEXT NOT NULL,
+     name TEXT,
+     credits_milli INTEGER NOT NULL DEFAULT 0,
+     used_milli INTEGER NOT NULL DEFAULT 0,
+     unlimited INTEGER NOT NULL DEFAULT 0,
+     rate_per_min INTEGER,
+     revoked_at TEXT,
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE access_tokens (
+     id INTEGER PRIMARY KEY,
+     token_hash TEXT NOT NULL UNIQUE,
+     key_id INTEGER NOT NULL,
+     expires_at TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE usage_log (
+     id INTEGER PRIMARY KEY,
+     key_id INTEGER NOT NULL,
+     request_id TEXT NOT NULL,
+     feature TEXT NOT NULL,
+     path TEXT NOT NULL,
+     status_code INTEGER NOT NULL,
+     credits_milli INTEGER NOT NULL,
+     timestamp TEXT NOT NULL
+   );
+   CREATE INDEX usage_log_key_time ON usage_log(key_id, timestamp);`,
+];
+
+export function openDb(file: string): DB {
+  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
+  MIGRATIONS.forEach((sql, i) => {
+    const version = i + 1;
+    if (applied.has(version)) return;
+    db.transaction(() => {
+      db.exec(sql);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, new Date().toISOString());
+    })();
+  });
+  return db;
+}
+
+const statements = new WeakMap<DB, Map<string, Database.Statement>>();
+
+/** A prepared statement, prepared once per database and reused (hot paths call this per request). */
+export function stmt(db: DB, sql: string): Database.Statement {
+  let m = statements.get(db);
+  if (!m) statements.set(db, (m = new Map()));
+  let s = m.get(sql);
+  if (!s) m.set(sql, (s = db.prepare(sql)));
+  return s;
+}
+
+export const toMilli = (credits: number): number => Math.round(credits * 1000);
+export const fromMilli = (milli: number): number => Math.round(milli) / 1000;
