@@ -7,7 +7,7 @@ _cas() {
     case "$word" in -*) ;; *) if [[ -z "$path" ]]; then path="$word"; else path="$path $word"; fi ;; esac
   done
   case "$path" in
-    "") opts="parse smart schema config credits usage token serve completion -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose" ;;
+    "") opts="parse smart schema config fetch verify-otp mailback credits usage token serve completion -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose" ;;
     "parse") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs" ;;
     "smart") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs --detect-only" ;;
     "schema") opts="" ;;
@@ -17,12 +17,15 @@ _cas() {
     "config unset") opts="" ;;
     "config list") opts="" ;;
     "config path") opts="" ;;
+    "fetch") opts="--pan --bo-id --dob --periods --out-dir --parse" ;;
+    "verify-otp") opts="--otp --periods --out-dir --parse --pan" ;;
+    "mailback") opts="--email --from --to --pan --password-file" ;;
     "credits") opts="" ;;
     "usage") opts="--from --to --limit --summary" ;;
     "token") opts="create verify" ;;
     "token create") opts="--expiry" ;;
     "token verify") opts="" ;;
-    "serve") opts="keys credits --host --port --db --data-dir --sandbox-key --allow-fetch-host" ;;
+    "serve") opts="keys credits --host --port --db --data-dir --sandbox-key --allow-fetch-host --fetch-provider --mailback-provider --upstream-url" ;;
     "serve keys") opts="create list revoke" ;;
     "serve keys create") opts="--credits --unlimited --rate --name --db --data-dir" ;;
     "serve keys list") opts="--db --data-dir" ;;

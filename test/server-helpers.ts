@@ -9,8 +9,8 @@ export interface Served {
   stop: () => Promise<number | undefined>;
 }
 
-export async function serve(dataDir = tmpDir('cas-srv-'), extra: string[] = []): Promise<Served> {
-  const proc = execa('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--allow-fetch-host', '127.0.0.1', ...extra], { env: cleanEnv(), extendEnv: false, reject: false, stdin: 'ignore' });
+export async function serve(dataDir = tmpDir('cas-srv-'), extra: string[] = [], env: Record<string, string> = {}): Promise<Served> {
+  const proc = execa('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--allow-fetch-host', '127.0.0.1', ...extra], { env: { ...cleanEnv(), ...env }, extendEnv: false, reject: false, stdin: 'ignore' });
   const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${buf}`)), 20_000);

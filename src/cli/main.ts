@@ -78,6 +78,28 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    name: 'fetch',
+    summary: 'Fetch depository_a statements with an OTP (asks for it on a terminal)',
+    examples: ['cas fetch --pan ABCDE1234F --bo-id 1208160000123456 --dob 1990-01-31 --out-dir statements --parse', 'cas --no-input fetch --pan ABCDE1234F --bo-id 1208160000123456 --dob 1990-01-31   # prints the session'],
+    options: [new Option('--pan <pan>', 'PAN of the first holder'), new Option('--bo-id <id>', '16-digit BO ID'), new Option('--dob <date>', 'date of birth, YYYY-MM-DD'), new Option('--periods <n>', 'monthly statements, 1-6 (default 6)'), new Option('--out-dir <dir>', 'where to save the PDFs (default .)'), new Option('--parse', 'parse each PDF and print the unified JSON')],
+    load: () => import('./commands/retrieval.js'),
+  },
+  {
+    name: 'verify-otp',
+    summary: 'Complete a depository_a fetch with its OTP (the scripted second step)',
+    args: ['<session_id>'],
+    examples: ['cas verify-otp fs_0123abcd --otp 123456 --out-dir statements --parse --pan ABCDE1234F', 'printf 123456 | cas verify-otp fs_0123abcd --otp -'],
+    options: [new Option('--otp <otp>', 'the OTP (- reads stdin)'), new Option('--periods <n>', 'monthly statements, 1-6 (default 6)'), new Option('--out-dir <dir>', 'where to save the PDFs (default .)'), new Option('--parse', 'parse each PDF and print the unified JSON'), new Option('--pan <pan>', 'PAN, the password of the PDFs (for --parse)')],
+    load: () => import('./commands/retrieval.js'),
+  },
+  {
+    name: 'mailback',
+    summary: 'Ask registrar_b to email a statement (password-protected with your password)',
+    examples: ['cas mailback --email me@example.com --from 2025-04-01 --to 2026-03-31 --password-file pw.txt', 'printf %s "$PW" | cas mailback --email me@example.com --from 2025-04-01 --to 2026-03-31'],
+    options: [new Option('--email <email>', 'where the statement is sent'), new Option('--from <date>', 'period start, YYYY-MM-DD'), new Option('--to <date>', 'period end, YYYY-MM-DD'), new Option('--pan <pan>', 'PAN (optional)'), new Option('--password-file <file>', 'the PDF password to set (- for stdin; otherwise stdin or a hidden prompt)')],
+    load: () => import('./commands/retrieval.js'),
+  },
+  {
     name: 'credits',
     summary: 'Show the remaining credits of your API key',
     examples: ['cas credits', 'cas credits --json | jq .remaining'],
@@ -103,7 +125,7 @@ export const COMMANDS: CommandSpec[] = [
     name: 'serve',
     summary: 'Run the cas service (HTTP, SQLite), or administer its keys',
     examples: ['cas serve --port 8080 --data-dir ./cas-data', 'cas serve keys create --credits 100 --rate 60/min', 'cas serve keys list', 'cas serve credits add 1 50'],
-    options: [new Option('--host <host>', 'address to listen on').default('127.0.0.1'), new Option('--port <port>', 'port (0 picks a free one)').default('8080'), new Option('--db <file>', 'SQLite database file (default DATA_DIR/cas.db)'), new Option('--data-dir <dir>', 'data folder (default ./cas-data or CAS_DATA_DIR)'), new Option('--sandbox-key <key>', 'sandbox key (default cas_sandbox_public_key or CAS_SANDBOX_KEY)'), new Option('--allow-fetch-host <host...>', 'hosts pdf_url may reach even on private addresses (tests, intranets)')],
+    options: [new Option('--host <host>', 'address to listen on').default('127.0.0.1'), new Option('--port <port>', 'port (0 picks a free one)').default('8080'), new Option('--db <file>', 'SQLite database file (default DATA_DIR/cas.db)'), new Option('--data-dir <dir>', 'data folder (default ./cas-data or CAS_DATA_DIR)'), new Option('--sandbox-key <key>', 'sandbox key (default cas_sandbox_public_key or CAS_SANDBOX_KEY)'), new Option('--allow-fetch-host <host...>', 'hosts pdf_url may reach even on private addresses (tests, intranets)'), new Option('--fetch-provider <name>', 'depository_a fetch upstream: sandbox, http or none (env CAS_FETCH_PROVIDER)'), new Option('--mailback-provider <name>', 'registrar_b mailback upstream: sandbox, http or none (env CAS_MAILBACK_PROVIDER)'), new Option('--upstream-url <url>', 'base URL of the http providers (env CAS_UPSTREAM_URL)')],
     load: () => import('./commands/serve.js'),
     subcommands: [
       {

@@ -72,6 +72,38 @@ export class CasClient {
     }
   }
 
+  fetchStart(body: { pan: string; bo_id: string; dob: string }) {
+    return this.call('/v4/depository_a/fetch', body, S.FetchResponse);
+  }
+  fetchVerify(sessionId: string, otp: string, numPeriods?: number) {
+    return this.call(`/v4/depository_a/fetch/${encodeURIComponent(sessionId)}/verify`, { otp, ...(numPeriods ? { num_periods: numPeriods } : {}) }, S.FetchVerifyResponse);
+  }
+  mailback(body: z.infer<typeof S.MailbackRequest>) {
+    return this.call('/v4/registrar_b/generate', body, S.MailbackResponse);
+  }
+
+  /** Download a signed link (no key needed; retried like the JSON calls). */
+  async download(url: string): Promise<Uint8Array> {
+    const retries = this.opts.retries ?? 3;
+    let delay = this.opts.backoffMs ?? 200;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const res = await fetch(url, { signal: AbortSignal.timeout(this.opts.timeoutMs ?? 60_000) });
+        if (res.status === 500 && attempt < retries) throw new Error('retry');
+        if (!res.ok) {
+          const body = (await res.json().catch(() => ({}))) as { msg?: string };
+          throw new CasError('DownloadFailed', `download failed: ${body.msg ?? `HTTP ${res.status}`}`, res.status === 403 ? 4 : 5);
+        }
+        return new Uint8Array(await res.arrayBuffer());
+      } catch (err) {
+        if (err instanceof CasError) throw err;
+        if (attempt >= retries) throw new ServiceError(`could not download ${new URL(url).pathname}`);
+        await new Promise((r) => setTimeout(r, delay));
+        delay *= 2;
+      }
+    }
+  }
+
   credits() {
     return this.call('/v1/credits', {}, S.CreditsResponse);
   }

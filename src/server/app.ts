@@ -11,6 +11,7 @@ import { fail, type App, type Principal, type RouteMeta } from './context.js';
 import { findAccessToken, findKey } from './keys.js';
 import { accountRoutes } from './routes/account.js';
 import { parseRoutes } from './routes/parse.js';
+import { retrievalRoutes } from './routes/retrieval.js';
 import { openapiDocument } from './openapi.js';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -118,5 +119,7 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
   f.get('/health', async () => ({ status: 'success' }));
   accountRoutes(f, app);
   parseRoutes(f, app);
+  retrievalRoutes(f, app);
+  app.files.routes(f);
   return f;
 }

@@ -4,6 +4,8 @@ import type { DB } from './db.js';
 import type { KeyRow } from './keys.js';
 import type { ParsePool } from './pool.js';
 import type { FetchLimits } from './fetch-url.js';
+import type { FileStore } from './files.js';
+import type { DepositoryFetchProvider, MailbackProvider, ProviderConfig } from './providers.js';
 
 export interface ServerConfig {
   host: string;
@@ -15,6 +17,10 @@ export interface ServerConfig {
   maxUploadBytes: number;
   fetch: FetchLimits;
   publicUrl?: string;
+  providers: ProviderConfig;
+  sessionTtlSeconds: number;
+  linkTtlSeconds: number;
+  maxOtpAttempts: number;
 }
 
 export interface Principal {
@@ -48,6 +54,8 @@ export interface App {
   db: DB;
   pool: ParsePool;
   config: ServerConfig;
+  files: FileStore;
+  providers: { fetch: DepositoryFetchProvider | null; mailback: MailbackProvider | null };
 }
 
 declare module 'fastify' {

@@ -3,6 +3,7 @@
  * Credits are kept as integer milli-credits so that 0.2 and 0.25 add up exactly.
  */
 import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 
@@ -40,6 +41,20 @@ const MIGRATIONS: string[] = [
      timestamp TEXT NOT NULL
    );
    CREATE INDEX usage_log_key_time ON usage_log(key_id, timestamp);`,
+  // 2: server secrets and depository_a fetch sessions.
+  `CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE fetch_sessions (
+     id TEXT PRIMARY KEY,
+     key_id INTEGER NOT NULL,
+     provider TEXT NOT NULL,
+     upstream_ref TEXT NOT NULL,
+     pan TEXT NOT NULL,
+     state TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     expires_at TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );`,
 ];
 
 export function openDb(file: string): DB {
@@ -71,6 +86,15 @@ export function stmt(db: DB, sql: string): Database.Statement {
   let s = m.get(sql);
   if (!s) m.set(sql, (s = db.prepare(sql)));
   return s;
+}
+
+/** A named server secret, made once (random 32 bytes) and kept in the database. */
+export function secret(db: DB, name: string): Buffer {
+  const row = db.prepare('SELECT value FROM settings WHERE name = ?').get(name) as { value: string } | undefined;
+  if (row) return Buffer.from(row.value, 'base64');
+  const value = randomBytes(32);
+  db.prepare('INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)').run(name, value.toString('base64'));
+  return secret(db, name);
 }
 
 export const toMilli = (credits: number): number => Math.round(credits * 1000);

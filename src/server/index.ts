@@ -3,6 +3,8 @@ import path from 'node:path';
 import { openDb } from './db.js';
 import { ParsePool } from './pool.js';
 import { buildApp } from './app.js';
+import { FileStore } from './files.js';
+import { makeProviders } from './providers.js';
 import type { ServerConfig } from './context.js';
 import { DEFAULT_SANDBOX_KEY } from './sandbox.js';
 
@@ -18,6 +20,15 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
     sandboxKey: process.env.CAS_SANDBOX_KEY || DEFAULT_SANDBOX_KEY,
     sandboxRate: 10,
     maxUploadBytes: 20 * 1024 * 1024,
+    providers: {
+      fetch: (process.env.CAS_FETCH_PROVIDER as 'sandbox' | 'http' | 'none') || 'none',
+      mailback: (process.env.CAS_MAILBACK_PROVIDER as 'sandbox' | 'http' | 'none') || 'none',
+      upstreamUrl: process.env.CAS_UPSTREAM_URL || undefined,
+      timeoutMs: Number(process.env.CAS_UPSTREAM_TIMEOUT_MS ?? 20_000),
+    },
+    sessionTtlSeconds: Number(process.env.CAS_SESSION_TTL_SECONDS ?? 600),
+    linkTtlSeconds: Number(process.env.CAS_LINK_TTL_SECONDS ?? 3600),
+    maxOtpAttempts: 3,
     fetch: { maxBytes: 20 * 1024 * 1024, timeoutMs: 15_000, maxRedirects: 3, allowHosts: (process.env.CAS_FETCH_ALLOW_HOSTS ?? '').split(',').map((s) => s.trim()).filter(Boolean) },
     ...over,
   };
@@ -26,7 +37,8 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
 export async function startServer(config: ServerConfig, log: (m: string) => void): Promise<{ url: string; close: () => Promise<void> }> {
   const db = openDb(config.dbPath);
   const pool = new ParsePool();
-  const app = await buildApp({ db, pool, config });
+  const files = new FileStore(db, config.dataDir);
+  const app = await buildApp({ db, pool, config, files, providers: makeProviders(config.providers) });
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;

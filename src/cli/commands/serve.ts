@@ -22,6 +22,14 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
     if (typeof opts.host === 'string') config.host = opts.host;
     if (typeof opts.sandboxKey === 'string') config.sandboxKey = opts.sandboxKey;
     for (const h of (opts.allowFetchHost as string[] | undefined) ?? []) config.fetch.allowHosts.push(h);
+    const provider = (v: unknown, what: string): 'sandbox' | 'http' | 'none' => {
+      if (v !== 'sandbox' && v !== 'http' && v !== 'none') throw new UsageError(`--${what}-provider takes sandbox, http or none`);
+      return v;
+    };
+    if (opts.fetchProvider !== undefined) config.providers.fetch = provider(opts.fetchProvider, 'fetch');
+    if (opts.mailbackProvider !== undefined) config.providers.mailback = provider(opts.mailbackProvider, 'mailback');
+    if (typeof opts.upstreamUrl === 'string') config.providers.upstreamUrl = opts.upstreamUrl;
+    if ((config.providers.fetch === 'http' || config.providers.mailback === 'http') && !config.providers.upstreamUrl) throw new UsageError('the http providers need --upstream-url or CAS_UPSTREAM_URL');
     const { startServer } = await import('../../server/index.js');
     const server = await startServer(config, (m) => process.stderr.write(`${m}\n`));
     process.removeAllListeners('SIGINT');

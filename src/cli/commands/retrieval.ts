@@ -1,0 +1,133 @@
+/**
+ * `cas fetch` / `cas verify-otp`: the depository_a OTP fetch (interactive on a terminal, two
+ * scripted steps otherwise); `cas mailback`: the registrar_b mailback request.
+ */
+import path from 'node:path';
+import { promises as fs } from 'node:fs';
+import { CasError, UsageError } from '../../errors.js';
+import { clientFor } from '../client.js';
+import type { Context } from '../context.js';
+import { readStdin } from '../io.js';
+import { emit, toJson, writeFileAtomic } from '../output.js';
+import type { CasClient } from '../../client/index.js';
+
+const PAN = /^[A-Z]{5}\d{4}[A-Z]$/;
+
+async function downloadAll(ctx: Context, client: CasClient, files: { filename: string; url: string }[], outDir: string): Promise<string[]> {
+  await fs.mkdir(outDir, { recursive: true });
+  const saved: string[] = [];
+  for (const [i, f] of files.entries()) {
+    const name = path.basename(f.filename).replace(/[^\w.-]/g, '_') || `statement-${i + 1}.pdf`;
+    const target = path.join(outDir, name);
+    ctx.log(`downloading ${i + 1}/${files.length}: ${name}`);
+    await writeFileAtomic(target, await client.download(f.url), 0o600);
+    saved.push(target);
+  }
+  return saved;
+}
+
+async function finish(ctx: Context, client: CasClient, result: { files: { filename: string; url: string }[] }, opts: Record<string, unknown>, pan: string | undefined): Promise<number> {
+  const outDir = path.resolve(String(opts.outDir ?? '.'));
+  const saved = await downloadAll(ctx, client, result.files, outDir);
+  ctx.log(`${saved.length} statement${saved.length === 1 ? '' : 's'} saved in ${outDir}`);
+  if (!opts.parse) {
+    await emit(toJson({ files: saved }, ctx.stdoutTty), ctx.opts.output);
+    return 0;
+  }
+  const { parseOne } = await import('../parse-core.js');
+  const docs: string[] = [];
+  let failed = 0;
+  for (const file of saved) {
+    const o = await parseOne(file, { explicit: pan, candidates: [] }, {});
+    if (o.ok) docs.push(toJson(o.result!.data, false));
+    else {
+      failed++;
+      process.stderr.write(`error: ${file}: ${o.error?.message}\n`);
+    }
+  }
+  await emit(docs.join(''), ctx.opts.output);
+  return failed ? 3 : 0;
+}
+
+function check(opts: Record<string, unknown>): { pan: string; bo_id: string; dob: string } {
+  const pan = String(opts.pan ?? '').trim().toUpperCase();
+  const bo = String(opts.boId ?? '').trim();
+  const dob = String(opts.dob ?? '').trim();
+  if (!PAN.test(pan)) throw new UsageError('--pan must look like ABCDE1234F');
+  if (!/^\d{16}$/.test(bo)) throw new UsageError('--bo-id must be the 16-digit BO ID');
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(dob)) throw new UsageError('--dob must be YYYY-MM-DD');
+  return { pan, bo_id: bo, dob };
+}
+
+function periods(opts: Record<string, unknown>): number | undefined {
+  if (opts.periods === undefined) return undefined;
+  const n = Number(opts.periods);
+  if (!Number.isInteger(n) || n < 1 || n > 6) throw new UsageError('--periods takes 1 to 6');
+  return n;
+}
+
+export async function run(ctx: Context, args: unknown[], opts: Record<string, unknown>): Promise<number> {
+  const cmd = String(opts.__command);
+  const client = clientFor(ctx);
+  if (cmd === 'fetch') {
+    const body = check(opts);
+    const n = periods(opts);
+    const session = await client.fetchStart(body);
+    if (!ctx.interactive) {
+      await emit(toJson({ session_id: session.session_id, msg: session.msg, next: `cas verify-otp ${session.session_id} --otp <OTP>` }, ctx.stdoutTty), ctx.opts.output);
+      return 0;
+    }
+    ctx.log(session.msg);
+    const { input } = await import('@inquirer/prompts');
+    for (;;) {
+      const otp = await input({ message: 'OTP:', validate: (v) => (/^\d{4,8}$/.test(v.trim()) ? true : 'digits only (4 to 8)') }, { output: process.stderr });
+      try {
+        const result = await client.fetchVerify(session.session_id, otp.trim(), n);
+        return finish(ctx, client, result, opts, body.pan);
+      } catch (err) {
+        if (err instanceof CasError && /incorrect OTP; \d+ attempts? left/.test(err.message)) {
+          ctx.warn(err.message.replace(/ \(request .*\)$/, ''));
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+  if (cmd === 'verify-otp') {
+    const sessionId = String(args[0]);
+    let otp = opts.otp as string | undefined;
+    if (!otp || otp === '-') otp = (await readStdin(1024)).toString('utf8').trim();
+    if (!/^\d{4,8}$/.test(otp ?? '')) throw new UsageError('the OTP is 4 to 8 digits (--otp 123456, or on stdin)');
+    const pan = opts.pan ? String(opts.pan).toUpperCase() : undefined;
+    const result = await client.fetchVerify(sessionId, otp, periods(opts));
+    return finish(ctx, client, result, opts, pan);
+  }
+  if (cmd === 'mailback') {
+    const email = String(opts.email ?? '');
+    const from = String(opts.from ?? '');
+    const to = String(opts.to ?? '');
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw new UsageError('--email must be an email address');
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || !/^\d{4}-\d{2}-\d{2}$/.test(to)) throw new UsageError('--from and --to must be YYYY-MM-DD');
+    if (from > to) throw new UsageError('--from must not be after --to');
+    if (to > new Date().toISOString().slice(0, 10)) throw new UsageError('--to cannot be in the future');
+    const pan = opts.pan ? String(opts.pan).toUpperCase() : undefined;
+    if (pan && !PAN.test(pan)) throw new UsageError('--pan must look like ABCDE1234F');
+    let password: string;
+    if (opts.passwordFile) password = (opts.passwordFile === '-' ? (await readStdin(4096)).toString('utf8') : await fs.readFile(String(opts.passwordFile), 'utf8')).replace(/\r?\n$/, '');
+    else if (!process.stdin.isTTY && ctx.opts.input !== false) password = (await readStdin(4096)).toString('utf8').replace(/\r?\n$/, '');
+    else if (ctx.interactive) {
+      const { password: ask } = await import('@inquirer/prompts');
+      password = await ask({ message: 'Password for the statement PDF:', mask: '*' }, { output: process.stderr });
+      const again = await ask({ message: 'Confirm the password:', mask: '*' }, { output: process.stderr });
+      if (again !== password) throw new UsageError('the two passwords differ');
+    } else throw new UsageError('give the statement password with --password-file FILE or on stdin');
+    const { registrarBPasswordProblem } = await import('../../server/routes/retrieval.js');
+    const problem = registrarBPasswordProblem(password);
+    if (problem) throw new UsageError(`${problem} (registrar_b's rule: 8+ characters with upper, lower, digit and special)`);
+    const r = await client.mailback({ email, from_date: from, to_date: to, password, ...(pan ? { pan_no: pan } : {}) });
+    await emit(toJson(r, ctx.stdoutTty), ctx.opts.output);
+    ctx.log('Expect an email from registrar_b with a password-protected PDF; open it with the password you chose, or parse it: cas parse FILE --password-file FILE');
+    return 0;
+  }
+  throw new UsageError(`unknown command ${cmd}`);
+}

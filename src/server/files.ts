@@ -1,0 +1,73 @@
+/**
+ * Stored statement files and their signed, expiring download links.
+ * Files are content-addressed under DATA_DIR/files/<sha256>.pdf (each stored once).
+ * A link is `/files/<sha256>/<name>?exp=<unix seconds>&sig=<hex>` where
+ * sig = HMAC-SHA256(server secret, "<path>?exp=<exp>"); a tampered or expired link is refused.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { promises as fs, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { secret, type DB } from './db.js';
+import { fail } from './context.js';
+
+export class FileStore {
+  private readonly dir: string;
+  private readonly key: Buffer;
+  constructor(db: DB, dataDir: string) {
+    this.dir = path.join(dataDir, 'files');
+    mkdirSync(this.dir, { recursive: true });
+    this.key = secret(db, 'link_signing_key');
+  }
+
+  /** Store bytes once; returns their sha256. Written atomically (temp file + rename). */
+  async put(bytes: Uint8Array): Promise<string> {
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    const file = path.join(this.dir, `${sha}.pdf`);
+    try {
+      await fs.access(file);
+    } catch {
+      const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+      await fs.writeFile(tmp, bytes);
+      await fs.rename(tmp, file);
+    }
+    return sha;
+  }
+
+  private sign(p: string, exp: number): string {
+    return createHmac('sha256', this.key).update(`${p}?exp=${exp}`).digest('hex');
+  }
+
+  link(base: string, sha: string, name: string, ttlSeconds: number): string {
+    const p = `/files/${sha}/${encodeURIComponent(name)}`;
+    const exp = Math.floor(Date.now() / 1000) + ttlSeconds;
+    return `${base}${p}?exp=${exp}&sig=${this.sign(p, exp)}`;
+  }
+
+  check(p: string, exp: string | undefined, sig: string | undefined): 'ok' | 'expired' | 'invalid' {
+    if (!exp || !sig || !/^\d+$/.test(exp) || !/^[0-9a-f]{64}$/.test(sig)) return 'invalid';
+    const want = Buffer.from(this.sign(p, Number(exp)), 'hex');
+    if (!timingSafeEqual(want, Buffer.from(sig, 'hex'))) return 'invalid';
+    return Number(exp) < Date.now() / 1000 ? 'expired' : 'ok';
+  }
+
+  routes(f: FastifyInstance): void {
+    f.get('/files/:sha/:name', async (req, reply) => {
+      const { sha, name } = req.params as { sha: string; name: string };
+      const { exp, sig } = req.query as { exp?: string; sig?: string };
+      const p = `/files/${sha}/${encodeURIComponent(name)}`;
+      const verdict = /^[0-9a-f]{64}$/.test(sha) ? this.check(p, exp, sig) : 'invalid';
+      if (verdict === 'invalid') return fail(reply, 403, 'invalid or tampered download link');
+      if (verdict === 'expired') return fail(reply, 403, 'this download link has expired; request the files again');
+      const data = await fs.readFile(path.join(this.dir, `${sha}.pdf`)).catch(() => null);
+      if (!data) return fail(reply, 404, 'the file is no longer stored');
+      return reply.header('content-type', 'application/pdf').header('content-disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}"`).send(data);
+    });
+  }
+}
+
+/** The public base URL for links: configured, else the request's own host. */
+export function baseUrl(configured: string | undefined, req: { protocol: string; headers: Record<string, string | string[] | undefined> }): string {
+  if (configured) return configured.replace(/\/+$/, '');
+  return `${req.protocol}://${String(req.headers.host ?? '127.0.0.1')}`;
+}
