@@ -7,7 +7,7 @@ _cas() {
     case "$word" in -*) ;; *) if [[ -z "$path" ]]; then path="$word"; else path="$path $word"; fi ;; esac
   done
   case "$path" in
-    "") opts="parse smart schema config fetch verify-otp mailback credits usage token serve completion -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose" ;;
+    "") opts="parse smart schema config fetch verify-otp mailback verify-regulator kyc credits usage token serve completion -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose" ;;
     "parse") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs" ;;
     "smart") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs --detect-only" ;;
     "schema") opts="" ;;
@@ -20,16 +20,20 @@ _cas() {
     "fetch") opts="--pan --bo-id --dob --periods --out-dir --parse" ;;
     "verify-otp") opts="--otp --periods --out-dir --parse --pan" ;;
     "mailback") opts="--email --from --to --pan --password-file" ;;
+    "verify-regulator") opts="--name --type" ;;
+    "kyc") opts="" ;;
     "credits") opts="" ;;
     "usage") opts="--from --to --limit --summary" ;;
     "token") opts="create verify" ;;
     "token create") opts="--expiry" ;;
     "token verify") opts="" ;;
-    "serve") opts="keys credits --host --port --db --data-dir --sandbox-key --allow-fetch-host --fetch-provider --mailback-provider --upstream-url" ;;
+    "serve") opts="keys registry credits --host --port --db --data-dir --sandbox-key --allow-fetch-host --fetch-provider --mailback-provider --upstream-url --kyc-provider --kyc-dir" ;;
     "serve keys") opts="create list revoke" ;;
     "serve keys create") opts="--credits --unlimited --rate --name --db --data-dir" ;;
     "serve keys list") opts="--db --data-dir" ;;
     "serve keys revoke") opts="--db --data-dir" ;;
+    "serve registry") opts="import" ;;
+    "serve registry import") opts="--db --data-dir" ;;
     "serve credits") opts="add" ;;
     "serve credits add") opts="--db --data-dir" ;;
     "completion") opts="" ;;

@@ -100,6 +100,21 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./commands/retrieval.js'),
   },
   {
+    name: 'verify-regulator',
+    summary: 'Verify a market-regulator registration by number, or by name and category',
+    args: ['[registration_number]'],
+    examples: ['cas verify-regulator INA000012345', 'cas verify-regulator --name "Acme Advisors" --type ria', 'cas verify-regulator MF/001/93/0 --type mf --json'],
+    options: [new Option('--name <name>', 'registrant name (with --type)'), new Option('--type <category>', 'category slug or alias: ria, ra, pms, broker, rta, mf, aif, cra, vcf, fvci, fpi, kra, invit, reit')],
+    load: () => import('./commands/verify.js'),
+  },
+  {
+    name: 'kyc',
+    summary: 'KYC status of a PAN across the five KYC registration agencies',
+    args: ['<pan>'],
+    examples: ['cas kyc ABCDE1234F', 'cas kyc ABCDE1234F --json | jq .kyc_compliant'],
+    load: () => import('./commands/verify.js'),
+  },
+  {
     name: 'credits',
     summary: 'Show the remaining credits of your API key',
     examples: ['cas credits', 'cas credits --json | jq .remaining'],
@@ -125,7 +140,7 @@ export const COMMANDS: CommandSpec[] = [
     name: 'serve',
     summary: 'Run the cas service (HTTP, SQLite), or administer its keys',
     examples: ['cas serve --port 8080 --data-dir ./cas-data', 'cas serve keys create --credits 100 --rate 60/min', 'cas serve keys list', 'cas serve credits add 1 50'],
-    options: [new Option('--host <host>', 'address to listen on').default('127.0.0.1'), new Option('--port <port>', 'port (0 picks a free one)').default('8080'), new Option('--db <file>', 'SQLite database file (default DATA_DIR/cas.db)'), new Option('--data-dir <dir>', 'data folder (default ./cas-data or CAS_DATA_DIR)'), new Option('--sandbox-key <key>', 'sandbox key (default cas_sandbox_public_key or CAS_SANDBOX_KEY)'), new Option('--allow-fetch-host <host...>', 'hosts pdf_url may reach even on private addresses (tests, intranets)'), new Option('--fetch-provider <name>', 'depository_a fetch upstream: sandbox, http or none (env CAS_FETCH_PROVIDER)'), new Option('--mailback-provider <name>', 'registrar_b mailback upstream: sandbox, http or none (env CAS_MAILBACK_PROVIDER)'), new Option('--upstream-url <url>', 'base URL of the http providers (env CAS_UPSTREAM_URL)')],
+    options: [new Option('--host <host>', 'address to listen on').default('127.0.0.1'), new Option('--port <port>', 'port (0 picks a free one)').default('8080'), new Option('--db <file>', 'SQLite database file (default DATA_DIR/cas.db)'), new Option('--data-dir <dir>', 'data folder (default ./cas-data or CAS_DATA_DIR)'), new Option('--sandbox-key <key>', 'sandbox key (default cas_sandbox_public_key or CAS_SANDBOX_KEY)'), new Option('--allow-fetch-host <host...>', 'hosts pdf_url may reach even on private addresses (tests, intranets)'), new Option('--fetch-provider <name>', 'depository_a fetch upstream: sandbox, http or none (env CAS_FETCH_PROVIDER)'), new Option('--mailback-provider <name>', 'registrar_b mailback upstream: sandbox, http or none (env CAS_MAILBACK_PROVIDER)'), new Option('--upstream-url <url>', 'base URL of the http providers (env CAS_UPSTREAM_URL)'), new Option('--kyc-provider <name>', 'KYC agencies: sandbox, recorded or none (env CAS_KYC_PROVIDER)'), new Option('--kyc-dir <dir>', 'recorded agency answers for --kyc-provider recorded (env CAS_KYC_RECORDED_DIR)')],
     load: () => import('./commands/serve.js'),
     subcommands: [
       {
@@ -135,6 +150,10 @@ export const COMMANDS: CommandSpec[] = [
           { name: 'list', summary: 'list keys (never the secrets)', examples: ['cas serve keys list'], options: [new Option('--db <file>', 'database file'), new Option('--data-dir <dir>', 'data folder')], load: () => import('./commands/serve.js') },
           { name: 'revoke', summary: 'revoke a key by id', args: ['<id>'], examples: ['cas serve keys revoke 3'], options: [new Option('--db <file>', 'database file'), new Option('--data-dir <dir>', 'data folder')], load: () => import('./commands/serve.js') },
         ],
+      },
+      {
+        name: 'registry', summary: 'load the regulator registry', examples: ['cas serve registry import registry.csv'],
+        subcommands: [{ name: 'import', summary: 'import a CSV or JSON list of registrations (idempotent)', args: ['<file>'], examples: ['cas serve registry import investment-advisers.csv --data-dir ./cas-data'], options: [new Option('--db <file>', 'database file'), new Option('--data-dir <dir>', 'data folder')], load: () => import('./commands/serve.js') }],
       },
       {
         name: 'credits', summary: 'add credits to a key', examples: ['cas serve credits add 1 100'],

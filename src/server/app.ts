@@ -12,6 +12,7 @@ import { findAccessToken, findKey } from './keys.js';
 import { accountRoutes } from './routes/account.js';
 import { parseRoutes } from './routes/parse.js';
 import { retrievalRoutes } from './routes/retrieval.js';
+import { verificationRoutes } from './routes/verification.js';
 import { openapiDocument } from './openapi.js';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -120,6 +121,7 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
   accountRoutes(f, app);
   parseRoutes(f, app);
   retrievalRoutes(f, app);
+  verificationRoutes(f, app);
   app.files.routes(f);
   return f;
 }

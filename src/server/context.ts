@@ -21,6 +21,7 @@ export interface ServerConfig {
   sessionTtlSeconds: number;
   linkTtlSeconds: number;
   maxOtpAttempts: number;
+  kyc: { provider: 'sandbox' | 'recorded' | 'none'; dir?: string; timeoutMs: number };
 }
 
 export interface Principal {

@@ -55,6 +55,24 @@ const MIGRATIONS: string[] = [
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL
    );`,
+  // 3: the regulator's registry of intermediaries.
+  `CREATE TABLE registry (
+     id INTEGER PRIMARY KEY,
+     category TEXT NOT NULL,
+     registration_number TEXT NOT NULL,
+     number_norm TEXT NOT NULL,
+     name TEXT NOT NULL,
+     name_norm TEXT NOT NULL,
+     address TEXT,
+     email TEXT,
+     telephone TEXT,
+     contact_person TEXT,
+     valid_from TEXT,
+     valid_to TEXT,
+     imported_at TEXT NOT NULL,
+     UNIQUE (category, number_norm)
+   );
+   CREATE INDEX registry_name ON registry(category, name_norm);`,
 ];
 
 export function openDb(file: string): DB {

@@ -29,6 +29,11 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
     sessionTtlSeconds: Number(process.env.CAS_SESSION_TTL_SECONDS ?? 600),
     linkTtlSeconds: Number(process.env.CAS_LINK_TTL_SECONDS ?? 3600),
     maxOtpAttempts: 3,
+    kyc: {
+      provider: (process.env.CAS_KYC_PROVIDER as 'sandbox' | 'recorded' | 'none') || 'none',
+      dir: process.env.CAS_KYC_RECORDED_DIR || undefined,
+      timeoutMs: Number(process.env.CAS_KYC_TIMEOUT_MS ?? 10_000),
+    },
     fetch: { maxBytes: 20 * 1024 * 1024, timeoutMs: 15_000, maxRedirects: 3, allowHosts: (process.env.CAS_FETCH_ALLOW_HOSTS ?? '').split(',').map((s) => s.trim()).filter(Boolean) },
     ...over,
   };

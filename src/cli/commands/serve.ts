@@ -29,6 +29,12 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
     if (opts.fetchProvider !== undefined) config.providers.fetch = provider(opts.fetchProvider, 'fetch');
     if (opts.mailbackProvider !== undefined) config.providers.mailback = provider(opts.mailbackProvider, 'mailback');
     if (typeof opts.upstreamUrl === 'string') config.providers.upstreamUrl = opts.upstreamUrl;
+    if (opts.kycProvider !== undefined) {
+      if (opts.kycProvider !== 'sandbox' && opts.kycProvider !== 'recorded' && opts.kycProvider !== 'none') throw new UsageError('--kyc-provider takes sandbox, recorded or none');
+      config.kyc.provider = opts.kycProvider;
+    }
+    if (typeof opts.kycDir === 'string') config.kyc.dir = (await import('node:path')).resolve(opts.kycDir);
+    if (config.kyc.provider === 'recorded' && !config.kyc.dir) throw new UsageError('--kyc-provider recorded needs --kyc-dir');
     if ((config.providers.fetch === 'http' || config.providers.mailback === 'http') && !config.providers.upstreamUrl) throw new UsageError('the http providers need --upstream-url or CAS_UPSTREAM_URL');
     const { startServer } = await import('../../server/index.js');
     const server = await startServer(config, (m) => process.stderr.write(`${m}\n`));
@@ -71,6 +77,22 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
       if (!keys.revokeKey(db, id)) throw new UsageError(`no active key with id ${args[0]}`);
       ctx.log(`key ${id} revoked`);
       return 0;
+    }
+    if (cmd === 'serve registry import') {
+      const file = String(args[0]);
+      const { readFile } = await import('node:fs/promises');
+      const text = await readFile(file, 'utf8');
+      const format = /\.json$/i.test(file) || text.trimStart().startsWith('[') ? 'json' : 'csv';
+      const { importRegistry } = await import('../../server/registry.js');
+      let report;
+      try {
+        report = importRegistry(db, text, format);
+      } catch (err) {
+        throw new UsageError(`${file}: ${(err as Error).message}`);
+      }
+      await emit(toJson(report, ctx.stdoutTty), ctx.opts.output);
+      ctx.log(`registry: ${report.inserted} inserted, ${report.updated} updated, ${report.unchanged} unchanged, ${report.rejected.length} rejected`);
+      return report.rejected.length ? 1 : 0;
     }
     if (cmd === 'serve credits add') {
       const id = Number(args[0]);
