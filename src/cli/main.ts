@@ -115,6 +115,15 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./commands/verify.js'),
   },
   {
+    name: 'locker',
+    summary: 'Identity documents from the document locker (consent, then records)',
+    examples: ['cas locker session --consent --purpose "Account opening KYC verification" --redirect-url https://app.example/done', 'cas locker result lk_0123abcd --json'],
+    subcommands: [
+      { name: 'session', summary: 'start a consent session and print the locker URL', examples: ['cas locker session --consent --purpose "Account opening KYC verification" --redirect-url https://app.example/done --documents pan,national_id'], options: [new Option('--consent', 'the user agrees to share the documents'), new Option('--purpose <text>', 'why (20+ characters)'), new Option('--redirect-url <url>', 'where the user returns'), new Option('--documents <list>', 'pan,national_id,driving_licence (default all)')], load: () => import('./commands/verify.js').then((m) => ({ run: m.runLocker })) },
+      { name: 'result', summary: 'fetch the identity, documents and records of a session', args: ['<session_id>'], examples: ['cas locker result lk_0123abcd'], load: () => import('./commands/verify.js').then((m) => ({ run: m.runLocker })) },
+    ],
+  },
+  {
     name: 'credits',
     summary: 'Show the remaining credits of your API key',
     examples: ['cas credits', 'cas credits --json | jq .remaining'],
@@ -140,7 +149,7 @@ export const COMMANDS: CommandSpec[] = [
     name: 'serve',
     summary: 'Run the cas service (HTTP, SQLite), or administer its keys',
     examples: ['cas serve --port 8080 --data-dir ./cas-data', 'cas serve keys create --credits 100 --rate 60/min', 'cas serve keys list', 'cas serve credits add 1 50'],
-    options: [new Option('--host <host>', 'address to listen on').default('127.0.0.1'), new Option('--port <port>', 'port (0 picks a free one)').default('8080'), new Option('--db <file>', 'SQLite database file (default DATA_DIR/cas.db)'), new Option('--data-dir <dir>', 'data folder (default ./cas-data or CAS_DATA_DIR)'), new Option('--sandbox-key <key>', 'sandbox key (default cas_sandbox_public_key or CAS_SANDBOX_KEY)'), new Option('--allow-fetch-host <host...>', 'hosts pdf_url may reach even on private addresses (tests, intranets)'), new Option('--fetch-provider <name>', 'depository_a fetch upstream: sandbox, http or none (env CAS_FETCH_PROVIDER)'), new Option('--mailback-provider <name>', 'registrar_b mailback upstream: sandbox, http or none (env CAS_MAILBACK_PROVIDER)'), new Option('--upstream-url <url>', 'base URL of the http providers (env CAS_UPSTREAM_URL)'), new Option('--kyc-provider <name>', 'KYC agencies: sandbox, recorded or none (env CAS_KYC_PROVIDER)'), new Option('--kyc-dir <dir>', 'recorded agency answers for --kyc-provider recorded (env CAS_KYC_RECORDED_DIR)')],
+    options: [new Option('--host <host>', 'address to listen on').default('127.0.0.1'), new Option('--port <port>', 'port (0 picks a free one)').default('8080'), new Option('--db <file>', 'SQLite database file (default DATA_DIR/cas.db)'), new Option('--data-dir <dir>', 'data folder (default ./cas-data or CAS_DATA_DIR)'), new Option('--sandbox-key <key>', 'sandbox key (default cas_sandbox_public_key or CAS_SANDBOX_KEY)'), new Option('--allow-fetch-host <host...>', 'hosts pdf_url may reach even on private addresses (tests, intranets)'), new Option('--fetch-provider <name>', 'depository_a fetch upstream: sandbox, http or none (env CAS_FETCH_PROVIDER)'), new Option('--mailback-provider <name>', 'registrar_b mailback upstream: sandbox, http or none (env CAS_MAILBACK_PROVIDER)'), new Option('--upstream-url <url>', 'base URL of the http providers (env CAS_UPSTREAM_URL)'), new Option('--kyc-provider <name>', 'KYC agencies: sandbox, recorded or none (env CAS_KYC_PROVIDER)'), new Option('--kyc-dir <dir>', 'recorded agency answers for --kyc-provider recorded (env CAS_KYC_RECORDED_DIR)'), new Option('--locker-url <url>', 'document locker base URL (env CAS_LOCKER_URL)')],
     load: () => import('./commands/serve.js'),
     subcommands: [
       {

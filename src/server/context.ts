@@ -22,6 +22,7 @@ export interface ServerConfig {
   linkTtlSeconds: number;
   maxOtpAttempts: number;
   kyc: { provider: 'sandbox' | 'recorded' | 'none'; dir?: string; timeoutMs: number };
+  locker: { url?: string; clientId: string; clientSecret: string };
 }
 
 export interface Principal {

@@ -73,6 +73,21 @@ const MIGRATIONS: string[] = [
      UNIQUE (category, number_norm)
    );
    CREATE INDEX registry_name ON registry(category, name_norm);`,
+  // 4: document-locker sessions.
+  `CREATE TABLE locker_sessions (
+     id TEXT PRIMARY KEY,
+     key_id INTEGER NOT NULL,
+     state TEXT NOT NULL UNIQUE,
+     code_verifier TEXT NOT NULL,
+     redirect_url TEXT NOT NULL,
+     purpose TEXT NOT NULL,
+     documents TEXT NOT NULL,
+     status TEXT NOT NULL,
+     access_token TEXT,
+     consented_at TEXT,
+     expires_at TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   );`,
 ];
 
 export function openDb(file: string): DB {

@@ -29,6 +29,7 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
     sessionTtlSeconds: Number(process.env.CAS_SESSION_TTL_SECONDS ?? 600),
     linkTtlSeconds: Number(process.env.CAS_LINK_TTL_SECONDS ?? 3600),
     maxOtpAttempts: 3,
+    locker: { url: process.env.CAS_LOCKER_URL || undefined, clientId: process.env.CAS_LOCKER_CLIENT_ID ?? 'cas', clientSecret: process.env.CAS_LOCKER_CLIENT_SECRET ?? '' },
     kyc: {
       provider: (process.env.CAS_KYC_PROVIDER as 'sandbox' | 'recorded' | 'none') || 'none',
       dir: process.env.CAS_KYC_RECORDED_DIR || undefined,

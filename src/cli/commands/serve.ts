@@ -34,6 +34,7 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
       config.kyc.provider = opts.kycProvider;
     }
     if (typeof opts.kycDir === 'string') config.kyc.dir = (await import('node:path')).resolve(opts.kycDir);
+    if (typeof opts.lockerUrl === 'string') config.locker.url = opts.lockerUrl;
     if (config.kyc.provider === 'recorded' && !config.kyc.dir) throw new UsageError('--kyc-provider recorded needs --kyc-dir');
     if ((config.providers.fetch === 'http' || config.providers.mailback === 'http') && !config.providers.upstreamUrl) throw new UsageError('the http providers need --upstream-url or CAS_UPSTREAM_URL');
     const { startServer } = await import('../../server/index.js');

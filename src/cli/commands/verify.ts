@@ -32,3 +32,27 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
   }
   throw new UsageError(`unknown command ${cmd}`);
 }
+
+/** `cas locker session|result`: the document-locker flow. */
+export async function runLocker(ctx: Context, args: unknown[], opts: Record<string, unknown>): Promise<number> {
+  const cmd = String(opts.__command);
+  const client = clientFor(ctx);
+  const { z } = await import('zod');
+  if (cmd === 'locker session') {
+    if (!opts.consent) throw new UsageError('--consent is required: confirm that the user agrees to share the documents');
+    const purpose = String(opts.purpose ?? '');
+    if (purpose.trim().length < 20) throw new UsageError('--purpose must say why, in at least 20 characters');
+    if (!opts.redirectUrl) throw new UsageError('--redirect-url is required (where the user returns after consent)');
+    const documents = opts.documents ? String(opts.documents).split(',').map((d) => d.trim()) : undefined;
+    const r = await client.call('/v1/kyc/locker/session', { consent: true, purpose, redirect_url: String(opts.redirectUrl), ...(documents ? { documents } : {}) }, z.object({ status: z.literal('success'), session_id: z.string(), authorization_url: z.url(), expires_in: z.number() }));
+    await emit(ctx.format === 'table' ? `${r.authorization_url}\n` : toJson(r, ctx.stdoutTty), ctx.opts.output);
+    ctx.log(`session ${r.session_id}: open the URL, give consent, then run: cas locker result ${r.session_id}`);
+    return 0;
+  }
+  if (cmd === 'locker result') {
+    const r = await client.call(`/v1/kyc/locker/result/${encodeURIComponent(String(args[0]))}`, {}, z.object({ status: z.literal('success'), session_id: z.string(), identity: S.VerifiedIdentity, consent: S.ConsentReceipt, documents: z.array(S.LockerDocument), records: z.object({ pan: S.PanCertificate.nullable(), national_id: S.NationalIdRecord.nullable(), driving_licence: S.DrivingLicence.nullable() }) }));
+    await emit(ctx.format === 'table' ? renderKeyValues('Locker identity', [['Name', r.identity.name], ['Date of birth', r.identity.dob], ['Mobile', r.identity.mobile], ['Verified', Object.entries(r.identity.verified).map(([k, v]) => `${k} ${v}`).join(', ')], ['Documents', r.documents.map((d) => d.doctype).join(', ')], ['Consent', `${r.consent.consented_at} (${r.consent.purpose})`]]) : toJson(r, ctx.stdoutTty), ctx.opts.output);
+    return 0;
+  }
+  throw new UsageError(`unknown command ${cmd}`);
+}

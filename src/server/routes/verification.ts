@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { fail, type App } from '../context.js';
 import { resolveCategory, verify } from '../registry.js';
 import { kycRoutes } from './kyc.js';
+import { lockerRoutes } from './locker.js';
 
 const Body = z.object({ registration_number: z.string().optional(), name: z.string().optional(), type: z.string().optional() }).strict();
 
@@ -25,4 +26,5 @@ export function verificationRoutes(f: FastifyInstance, app: App): void {
     return r;
   });
   kycRoutes(f, app);
+  lockerRoutes(f, app);
 }

@@ -1,0 +1,130 @@
+/**
+ * Document locker: POST /v1/kyc/locker/session, GET /v1/kyc/locker/callback (the OAuth
+ * redirect target), POST /v1/kyc/locker/result/{session_id}. The locker's endpoints are
+ * configurable (CAS_LOCKER_URL), so tests and operators can point them elsewhere.
+ * Session states: pending (consent not given yet) -> authorized | failed; sessions expire
+ * after 10 minutes unless authorized.
+ */
+import type { FastifyInstance } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { stmt } from '../db.js';
+import { fail, type App } from '../context.js';
+import { baseUrl } from '../files.js';
+import { documentOf, drivingLicenceRecord, identityOf, nationalIdRecord, panRecord, pkce } from '../locker.js';
+
+const DOCS = { pan: 'PANCR', national_id: 'ADHAR', driving_licence: 'DRVLC' } as const;
+type Doc = keyof typeof DOCS;
+
+const SessionBody = z.object({
+  consent: z.literal(true, 'consent must be true: the user agrees to share the documents'),
+  purpose: z.string().trim().min(20, 'purpose must say why, in at least 20 characters'),
+  redirect_url: z.url({ protocol: /^https?$/ }),
+  documents: z.array(z.enum(['pan', 'national_id', 'driving_licence'])).min(1).optional(),
+}).strict();
+
+interface Row { id: string; key_id: number; state: string; code_verifier: string; redirect_url: string; purpose: string; documents: string; status: string; access_token: string | null; consented_at: string | null; expires_at: string }
+
+export function lockerRoutes(f: FastifyInstance, app: App): void {
+  const { db, config } = app;
+  const locker = config.locker;
+  const callbackUrl = (req: { protocol: string; headers: Record<string, string | string[] | undefined> }): string => `${baseUrl(config.publicUrl, req)}/v1/kyc/locker/callback`;
+
+  f.post('/v1/kyc/locker/session', { config: { meta: { feature: 'locker', auth: 'key' } } }, async (req, reply) => {
+    const b = SessionBody.safeParse(req.body ?? {});
+    if (!b.success) return fail(reply, 400, `${b.error.issues[0].path.join('.') || 'body'}: ${b.error.issues[0].message}`);
+    const sandbox = Boolean(req.cas.principal?.sandbox);
+    if (!sandbox && !locker.url) return fail(reply, 503, 'no document locker is configured on this server (CAS_LOCKER_URL)');
+    const id = `lk_${randomBytes(12).toString('hex')}`;
+    const state = randomBytes(16).toString('base64url');
+    const { verifier, challenge } = pkce();
+    const now = new Date();
+    stmt(db, 'INSERT INTO locker_sessions (id, key_id, state, code_verifier, redirect_url, purpose, documents, status, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+      id, req.cas.principal!.keyId, state, verifier, b.data.redirect_url, b.data.purpose, JSON.stringify(b.data.documents ?? ['pan', 'national_id', 'driving_licence']), 'pending', new Date(now.getTime() + 600_000).toISOString(), now.toISOString(),
+    );
+    const params = new URLSearchParams({ response_type: 'code', client_id: locker.clientId, redirect_uri: callbackUrl(req as never), state, code_challenge: challenge, code_challenge_method: 'S256' });
+    const authorize = sandbox ? `${baseUrl(config.publicUrl, req as never)}/v1/kyc/locker/callback?code=sandbox&state=${state}` : `${locker.url!.replace(/\/+$/, '')}/oauth2/1/authorize?${params}`;
+    return { status: 'success', session_id: id, authorization_url: authorize, expires_in: 600 };
+  });
+
+  f.get('/v1/kyc/locker/callback', async (req, reply) => {
+    const q = req.query as { code?: string; state?: string; error?: string };
+    const s = q.state ? (stmt(db, 'SELECT * FROM locker_sessions WHERE state = ?').get(q.state) as Row | undefined) : undefined;
+    if (!s) return fail(reply, 400, 'unknown or missing state');
+    const back = (status: string, extra: Record<string, string> = {}): unknown => {
+      const u = new URL(s.redirect_url);
+      u.searchParams.set('session_id', s.id);
+      u.searchParams.set('status', status);
+      for (const [k, v] of Object.entries(extra)) u.searchParams.set(k, v);
+      return reply.redirect(u.toString(), 302);
+    };
+    if (s.status !== 'pending' || Date.parse(s.expires_at) <= Date.now()) return fail(reply, 400, 'this locker session is no longer waiting for consent');
+    const setStatus = (status: string, token: string | null = null): void => {
+      stmt(db, 'UPDATE locker_sessions SET status = ?, access_token = ?, consented_at = ? WHERE id = ?').run(status, token, status === 'authorized' ? new Date().toISOString() : null, s.id);
+    };
+    if (q.error || !q.code) {
+      setStatus('failed');
+      return back('error', { error: q.error ?? 'no code' });
+    }
+    if (s.key_id === 0 && q.code === 'sandbox') {
+      setStatus('authorized', 'sandbox');
+      return back('success');
+    }
+    try {
+      const res = await fetch(`${locker.url!.replace(/\/+$/, '')}/oauth2/1/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code: q.code, redirect_uri: callbackUrl(req as never), client_id: locker.clientId, client_secret: locker.clientSecret, code_verifier: s.code_verifier }),
+        signal: AbortSignal.timeout(15_000),
+      });
+      const json = (await res.json().catch(() => ({}))) as { access_token?: string; error?: string };
+      if (!res.ok || !json.access_token) {
+        setStatus('failed');
+        return back('error', { error: json.error ?? `token exchange failed (HTTP ${res.status})` });
+      }
+      setStatus('authorized', json.access_token);
+      return back('success');
+    } catch {
+      setStatus('failed');
+      return back('error', { error: 'the locker could not be reached' });
+    }
+  });
+
+  f.post('/v1/kyc/locker/result/:session_id', { config: { meta: { feature: 'locker', auth: 'key' } } }, async (req, reply) => {
+    const { session_id } = req.params as { session_id: string };
+    const s = stmt(db, 'SELECT * FROM locker_sessions WHERE id = ?').get(session_id) as Row | undefined;
+    if (!s || s.key_id !== req.cas.principal!.keyId) return fail(reply, 404, 'no such locker session');
+    if (s.status === 'pending') return fail(reply, 400, 'the user has not given consent in the locker yet');
+    if (s.status !== 'authorized') return fail(reply, 400, 'the locker consent failed or was refused; start a new session');
+    const wanted = JSON.parse(s.documents) as Doc[];
+    const consent = { consented_at: s.consented_at ? s.consented_at.replace(/\.\d{3}Z$/, 'Z') : null, purpose: s.purpose };
+    if (s.access_token === 'sandbox') {
+      return { status: 'success', session_id, identity: { locker_id: 'sandbox-locker-0001', username: 'aarav.m', name: 'Aarav Kumar Mehta', dob: '31-01-1990', gender: 'M', care_of: 'S/O Rakesh Mehta', address: 'Flat 402, Sunrise Apartments, Mumbai, Maharashtra, 400050', email: 'aarav.mehta@example.in', mobile: 'XXXXXX2345', verified: { pan: 'ABCPM1234K', national_id: 'XXXXXXXX1234' } }, consent, documents: [], records: { pan: null, national_id: null, driving_licence: null } };
+    }
+    const base = locker.url!.replace(/\/+$/, '');
+    const get = async (p: string): Promise<Response> => {
+      const r = await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${s.access_token}` }, signal: AbortSignal.timeout(15_000) });
+      if (r.status === 401) throw Object.assign(new Error('the locker access has expired or was revoked; start a new session'), { http: 400 });
+      if (!r.ok) throw Object.assign(new Error(`the locker failed (HTTP ${r.status})`), { http: 502 });
+      return r;
+    };
+    try {
+      const user = (await (await get('/oauth2/1/user')).json()) as Record<string, unknown>;
+      const issued = (await (await get('/oauth2/2/files/issued')).json()) as { items?: Record<string, unknown>[] };
+      const documents = (issued.items ?? []).map(documentOf);
+      const xmlOf = async (doc: Doc): Promise<string | null> => {
+        if (!wanted.includes(doc)) return null;
+        const item = documents.find((d) => d.doctype === DOCS[doc]);
+        return item ? (await get(`/oauth2/1/xml/${encodeURIComponent(item.uri)}`)).text() : null;
+      };
+      const [panXml, nidXml, dlXml] = await Promise.all([xmlOf('pan'), xmlOf('national_id'), xmlOf('driving_licence')]);
+      const pan = panXml ? panRecord(panXml) : null;
+      const nid = nidXml ? nationalIdRecord(nidXml, session_id) : null;
+      const dl = dlXml ? drivingLicenceRecord(dlXml) : null;
+      return { status: 'success', session_id, identity: identityOf(user, { pan, nid, dl }), consent, documents, records: { pan, national_id: nid, driving_licence: dl } };
+    } catch (err) {
+      const e = err as Error & { http?: number };
+      return fail(reply, e.http ?? 502, e.http ? e.message : 'the locker could not be reached');
+    }
+  });
+}
