@@ -7,7 +7,7 @@ _cas() {
     case "$word" in -*) ;; *) if [[ -z "$path" ]]; then path="$word"; else path="$path $word"; fi ;; esac
   done
   case "$path" in
-    "") opts="parse smart schema config fetch verify-otp mailback verify-regulator kyc locker credits usage token serve completion -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose" ;;
+    "") opts="parse smart schema config fetch verify-otp mailback verify-regulator kyc locker inbound credits usage token serve completion -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose" ;;
     "parse") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs" ;;
     "smart") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs --detect-only" ;;
     "schema") opts="" ;;
@@ -25,12 +25,21 @@ _cas() {
     "locker") opts="session result" ;;
     "locker session") opts="--consent --purpose --redirect-url --documents" ;;
     "locker result") opts="" ;;
+    "inbound") opts="create list get delete pause resume files verify-signature" ;;
+    "inbound create") opts="--alias --reference --callback-url --source --meta" ;;
+    "inbound list") opts="--status --limit --offset" ;;
+    "inbound get") opts="" ;;
+    "inbound delete") opts="" ;;
+    "inbound pause") opts="" ;;
+    "inbound resume") opts="" ;;
+    "inbound files") opts="--since --limit --download" ;;
+    "inbound verify-signature") opts="--secret-file --header --body-file --tolerance" ;;
     "credits") opts="" ;;
     "usage") opts="--from --to --limit --summary" ;;
     "token") opts="create verify" ;;
     "token create") opts="--expiry" ;;
     "token verify") opts="" ;;
-    "serve") opts="keys registry credits --host --port --db --data-dir --sandbox-key --allow-fetch-host --fetch-provider --mailback-provider --upstream-url --kyc-provider --kyc-dir --locker-url" ;;
+    "serve") opts="keys registry credits --host --port --db --data-dir --sandbox-key --allow-fetch-host --fetch-provider --mailback-provider --upstream-url --kyc-provider --kyc-dir --locker-url --smtp-port --inbound-domain" ;;
     "serve keys") opts="create list revoke" ;;
     "serve keys create") opts="--credits --unlimited --rate --name --db --data-dir" ;;
     "serve keys list") opts="--db --data-dir" ;;

@@ -4,6 +4,8 @@ import { BIN, cas, cleanEnv, tmpDir } from './helpers.js';
 
 export interface Served {
   url: string;
+  /** Everything the server wrote to stderr so far. */
+  log: () => string;
   dataDir: string;
   proc: ResultPromise;
   stop: () => Promise<number | undefined>;
@@ -11,8 +13,8 @@ export interface Served {
 
 export async function serve(dataDir = tmpDir('cas-srv-'), extra: string[] = [], env: Record<string, string> = {}): Promise<Served> {
   const proc = execa('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--allow-fetch-host', '127.0.0.1', ...extra], { env: { ...cleanEnv(), ...env }, extendEnv: false, reject: false, stdin: 'ignore' });
+  let buf = '';
   const url = await new Promise<string>((resolve, reject) => {
-    let buf = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${buf}`)), 20_000);
     proc.stderr!.on('data', (d: Buffer) => {
       buf += d.toString();
@@ -25,6 +27,7 @@ export async function serve(dataDir = tmpDir('cas-srv-'), extra: string[] = [], 
   });
   return {
     url,
+    log: () => buf,
     dataDir,
     proc,
     stop: async () => {

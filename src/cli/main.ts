@@ -124,6 +124,21 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    name: 'inbound',
+    summary: 'Forwarding addresses: create, list, pause, and read the statement files they receive',
+    examples: ['cas inbound create --alias aarav --callback-url https://app.example/hooks/cas', 'cas inbound files ie_0123 --download statements/', 'cas inbound verify-signature --secret-file whsec.txt --header "$SIG" --body-file body.json'],
+    subcommands: [
+      { name: 'create', summary: 'create an address (prints its webhook secret once)', examples: ['cas inbound create --alias aarav --source registrar_a --source registrar_b'], options: [new Option('--alias <alias>', 'local part of the address'), new Option('--reference <ref>', 'your own reference'), new Option('--callback-url <url>', 'webhook target'), new Option('--source <source...>', 'allowed sources (depository_a, depository_b, registrar_a, registrar_b); default all'), new Option('--meta <key=value...>', 'metadata pairs (at most 10)')], load: () => import('./commands/inbound.js') },
+      { name: 'list', summary: 'list addresses', examples: ['cas inbound list --status paused'], options: [new Option('--status <status>', 'active, paused or all').default('all'), new Option('--limit <n>', '1-100').default('20'), new Option('--offset <n>', '0 or more').default('0')], load: () => import('./commands/inbound.js') },
+      { name: 'get', summary: 'show one address', args: ['<id>'], examples: ['cas inbound get ie_0123'], load: () => import('./commands/inbound.js') },
+      { name: 'delete', summary: 'delete an address (final)', args: ['<id>'], examples: ['cas inbound delete ie_0123'], load: () => import('./commands/inbound.js') },
+      { name: 'pause', summary: 'stop accepting mail', args: ['<id>'], examples: ['cas inbound pause ie_0123'], load: () => import('./commands/inbound.js') },
+      { name: 'resume', summary: 'accept mail again', args: ['<id>'], examples: ['cas inbound resume ie_0123'], load: () => import('./commands/inbound.js') },
+      { name: 'files', summary: 'list received statement files (and download them)', args: ['<id>'], examples: ['cas inbound files ie_0123 --since 2026-04-01T00:00:00Z --download statements/'], options: [new Option('--since <time>', 'ISO date-time'), new Option('--limit <n>', '1-100'), new Option('--download <dir>', 'save the PDFs here')], load: () => import('./commands/inbound.js') },
+      { name: 'verify-signature', summary: 'check a webhook body against its X-Cas-Signature header (exit 0 valid, 1 not)', examples: ['cas inbound verify-signature --secret-file whsec.txt --header "t=...,v1=..." < body.json'], options: [new Option('--secret-file <file>', 'file holding the webhook secret (or env CAS_WEBHOOK_SECRET)'), new Option('--header <value>', 'the X-Cas-Signature header'), new Option('--body-file <file>', 'the raw body (default stdin)'), new Option('--tolerance <seconds>', 'maximum age of the timestamp (default 300; 0 = any)').default('300')], load: () => import('./commands/inbound.js') },
+    ],
+  },
+  {
     name: 'credits',
     summary: 'Show the remaining credits of your API key',
     examples: ['cas credits', 'cas credits --json | jq .remaining'],
@@ -149,7 +164,7 @@ export const COMMANDS: CommandSpec[] = [
     name: 'serve',
     summary: 'Run the cas service (HTTP, SQLite), or administer its keys',
     examples: ['cas serve --port 8080 --data-dir ./cas-data', 'cas serve keys create --credits 100 --rate 60/min', 'cas serve keys list', 'cas serve credits add 1 50'],
-    options: [new Option('--host <host>', 'address to listen on').default('127.0.0.1'), new Option('--port <port>', 'port (0 picks a free one)').default('8080'), new Option('--db <file>', 'SQLite database file (default DATA_DIR/cas.db)'), new Option('--data-dir <dir>', 'data folder (default ./cas-data or CAS_DATA_DIR)'), new Option('--sandbox-key <key>', 'sandbox key (default cas_sandbox_public_key or CAS_SANDBOX_KEY)'), new Option('--allow-fetch-host <host...>', 'hosts pdf_url may reach even on private addresses (tests, intranets)'), new Option('--fetch-provider <name>', 'depository_a fetch upstream: sandbox, http or none (env CAS_FETCH_PROVIDER)'), new Option('--mailback-provider <name>', 'registrar_b mailback upstream: sandbox, http or none (env CAS_MAILBACK_PROVIDER)'), new Option('--upstream-url <url>', 'base URL of the http providers (env CAS_UPSTREAM_URL)'), new Option('--kyc-provider <name>', 'KYC agencies: sandbox, recorded or none (env CAS_KYC_PROVIDER)'), new Option('--kyc-dir <dir>', 'recorded agency answers for --kyc-provider recorded (env CAS_KYC_RECORDED_DIR)'), new Option('--locker-url <url>', 'document locker base URL (env CAS_LOCKER_URL)')],
+    options: [new Option('--host <host>', 'address to listen on').default('127.0.0.1'), new Option('--port <port>', 'port (0 picks a free one)').default('8080'), new Option('--db <file>', 'SQLite database file (default DATA_DIR/cas.db)'), new Option('--data-dir <dir>', 'data folder (default ./cas-data or CAS_DATA_DIR)'), new Option('--sandbox-key <key>', 'sandbox key (default cas_sandbox_public_key or CAS_SANDBOX_KEY)'), new Option('--allow-fetch-host <host...>', 'hosts pdf_url may reach even on private addresses (tests, intranets)'), new Option('--fetch-provider <name>', 'depository_a fetch upstream: sandbox, http or none (env CAS_FETCH_PROVIDER)'), new Option('--mailback-provider <name>', 'registrar_b mailback upstream: sandbox, http or none (env CAS_MAILBACK_PROVIDER)'), new Option('--upstream-url <url>', 'base URL of the http providers (env CAS_UPSTREAM_URL)'), new Option('--kyc-provider <name>', 'KYC agencies: sandbox, recorded or none (env CAS_KYC_PROVIDER)'), new Option('--kyc-dir <dir>', 'recorded agency answers for --kyc-provider recorded (env CAS_KYC_RECORDED_DIR)'), new Option('--locker-url <url>', 'document locker base URL (env CAS_LOCKER_URL)'), new Option('--smtp-port <port>', 'run the inbound SMTP receiver on this port (env CAS_SMTP_PORT; 0 picks one)'), new Option('--inbound-domain <domain>', 'domain of forwarding addresses (env CAS_INBOUND_DOMAIN)')],
     load: () => import('./commands/serve.js'),
     subcommands: [
       {

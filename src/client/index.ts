@@ -23,6 +23,10 @@ export class CasClient {
   }
 
   async call<T extends z.ZodType>(path: string, body: unknown, schema: T, extraHeaders: Record<string, string> = {}): Promise<z.infer<T>> {
+    return this.request('POST', path, body, schema, extraHeaders);
+  }
+
+  async request<T extends z.ZodType>(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, schema: T, extraHeaders: Record<string, string> = {}): Promise<z.infer<T>> {
     if (!this.opts.apiKey) throw new AuthError('no API key: set CAS_API_KEY, run `cas config set api_key -`, or pass --api-key');
     const retries = this.opts.retries ?? 3;
     let delay = this.opts.backoffMs ?? 200;
@@ -30,9 +34,9 @@ export class CasClient {
       let res: Response;
       try {
         res = await fetch(`${this.base}${path}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': this.opts.apiKey, ...extraHeaders },
-          body: JSON.stringify(body ?? {}),
+          method,
+          headers: { ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), 'x-api-key': this.opts.apiKey, ...extraHeaders },
+          body: method === 'POST' ? JSON.stringify(body ?? {}) : undefined,
           signal: AbortSignal.timeout(this.opts.timeoutMs ?? 60_000),
         });
       } catch (err) {

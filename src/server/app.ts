@@ -13,6 +13,7 @@ import { accountRoutes } from './routes/account.js';
 import { parseRoutes } from './routes/parse.js';
 import { retrievalRoutes } from './routes/retrieval.js';
 import { verificationRoutes } from './routes/verification.js';
+import { inboundRoutes } from './routes/inbound.js';
 import { openapiDocument } from './openapi.js';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -122,6 +123,7 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
   parseRoutes(f, app);
   retrievalRoutes(f, app);
   verificationRoutes(f, app);
+  inboundRoutes(f, app);
   app.files.routes(f);
   return f;
 }

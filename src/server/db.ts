@@ -88,6 +88,56 @@ const MIGRATIONS: string[] = [
      expires_at TEXT NOT NULL,
      created_at TEXT NOT NULL
    );`,
+  // 5: forwarding addresses, their files, and the webhook delivery queue.
+  `CREATE TABLE inbound_emails (
+     id TEXT PRIMARY KEY,
+     key_id INTEGER NOT NULL,
+     email TEXT NOT NULL UNIQUE,
+     reference TEXT,
+     callback_url TEXT,
+     allowed_sources TEXT NOT NULL,
+     metadata TEXT NOT NULL,
+     webhook_secret TEXT NOT NULL,
+     status TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   CREATE TABLE inbound_files (
+     id INTEGER PRIMARY KEY,
+     inbound_email_id TEXT NOT NULL,
+     message_id TEXT NOT NULL,
+     filename TEXT NOT NULL,
+     original_filename TEXT NOT NULL,
+     message_date TEXT NOT NULL,
+     cas_type TEXT NOT NULL,
+     sender_email TEXT NOT NULL,
+     forwarded_by TEXT NOT NULL,
+     size INTEGER NOT NULL,
+     sha256 TEXT NOT NULL,
+     content_check TEXT NOT NULL,
+     authentication TEXT NOT NULL,
+     received_at TEXT NOT NULL
+   );
+   CREATE INDEX inbound_files_email ON inbound_files(inbound_email_id, id);
+   CREATE TABLE webhook_deliveries (
+     id TEXT PRIMARY KEY,
+     inbound_email_id TEXT NOT NULL,
+     url TEXT NOT NULL,
+     payload TEXT NOT NULL,
+     status TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at TEXT NOT NULL,
+     last_error TEXT,
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE webhook_attempts (
+     id INTEGER PRIMARY KEY,
+     delivery_id TEXT NOT NULL,
+     attempt INTEGER NOT NULL,
+     status_code INTEGER,
+     error TEXT,
+     at TEXT NOT NULL
+   );`,
 ];
 
 export function openDb(file: string): DB {

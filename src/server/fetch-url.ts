@@ -45,6 +45,19 @@ export function isPublicAddress(ip: string): boolean {
   return true;
 }
 
+/** The same address rules for callback URLs: http(s), public addresses unless allow-listed. */
+export async function assertPublicUrl(raw: string, allowHosts: string[]): Promise<{ url: URL; address: string; family: number }> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new FetchError('not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError('must use http or https');
+  const a = await checkedAddress(url.hostname, { maxBytes: 0, timeoutMs: 0, maxRedirects: 0, allowHosts });
+  return { url, ...a };
+}
+
 async function checkedAddress(host: string, limits: FetchLimits): Promise<{ address: string; family: number }> {
   const bare = host.replace(/^\[|\]$/g, '');
   const addrs = net.isIP(bare) ? [{ address: bare, family: net.isIP(bare) }] : await dns.lookup(bare, { all: true }).catch(() => {

@@ -5,6 +5,7 @@ import { ParsePool } from './pool.js';
 import { buildApp } from './app.js';
 import { FileStore } from './files.js';
 import { makeProviders } from './providers.js';
+import { startInbound } from './inbound.js';
 import type { ServerConfig } from './context.js';
 import { DEFAULT_SANDBOX_KEY } from './sandbox.js';
 
@@ -29,6 +30,14 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
     sessionTtlSeconds: Number(process.env.CAS_SESSION_TTL_SECONDS ?? 600),
     linkTtlSeconds: Number(process.env.CAS_LINK_TTL_SECONDS ?? 3600),
     maxOtpAttempts: 3,
+    mail: {
+      smtpPort: process.env.CAS_SMTP_PORT ? Number(process.env.CAS_SMTP_PORT) : undefined,
+      inboundDomain: process.env.CAS_INBOUND_DOMAIN || 'inbound.cas.local',
+      maxMessageBytes: 25 * 1024 * 1024,
+      offlineDns: process.env.CAS_DNS_OFFLINE === '1',
+      webhookBackoffMs: Number(process.env.CAS_WEBHOOK_BACKOFF_MS ?? 1000),
+      webhookRetryForMs: Number(process.env.CAS_WEBHOOK_RETRY_FOR_MS ?? 86_400_000),
+    },
     locker: { url: process.env.CAS_LOCKER_URL || undefined, clientId: process.env.CAS_LOCKER_CLIENT_ID ?? 'cas', clientSecret: process.env.CAS_LOCKER_CLIENT_SECRET ?? '' },
     kyc: {
       provider: (process.env.CAS_KYC_PROVIDER as 'sandbox' | 'recorded' | 'none') || 'none',
@@ -49,9 +58,12 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const inbound = await startInbound({ db, pool, config, files, providers: makeProviders(config.providers) }, { smtpPort: config.mail.smtpPort, smtpHost: config.host, baseUrl: () => config.publicUrl ?? url, log });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      inbound.stopWebhooks();
+      if (inbound.smtp) await new Promise<void>((r) => inbound.smtp!.close(() => r()));
       await app.close();
       await pool.close();
       db.close();

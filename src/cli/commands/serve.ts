@@ -35,6 +35,12 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
     }
     if (typeof opts.kycDir === 'string') config.kyc.dir = (await import('node:path')).resolve(opts.kycDir);
     if (typeof opts.lockerUrl === 'string') config.locker.url = opts.lockerUrl;
+    if (opts.smtpPort !== undefined) {
+      const p = Number(opts.smtpPort);
+      if (!Number.isInteger(p) || p < 0 || p > 65535) throw new UsageError('--smtp-port takes a number from 0 to 65535');
+      config.mail.smtpPort = p;
+    }
+    if (typeof opts.inboundDomain === 'string') config.mail.inboundDomain = opts.inboundDomain;
     if (config.kyc.provider === 'recorded' && !config.kyc.dir) throw new UsageError('--kyc-provider recorded needs --kyc-dir');
     if ((config.providers.fetch === 'http' || config.providers.mailback === 'http') && !config.providers.upstreamUrl) throw new UsageError('the http providers need --upstream-url or CAS_UPSTREAM_URL');
     const { startServer } = await import('../../server/index.js');

@@ -1,0 +1,247 @@
+/**
+ * Forwarding addresses: a real SMTP receiver (smtp-server + mailparser), statement detection
+ * from the original sender, content checks, sender authentication, storage, and webhooks.
+ *
+ * - Mail is accepted only for active addresses (550 for unknown, paused or deleted ones) and
+ *   up to the size cap.
+ * - The original sender is found in an attached message/rfc822, else in the forwarded header
+ *   block of the body ("From: ..."), else it is the envelope/From of the mail itself. Its
+ *   address, then its domain, gives the cas_type (REAL-WORLD.md section 5).
+ * - `allowed_sources` (empty = all) is enforced: other sources are refused with 550.
+ * - Each PDF attachment is stored once (content-addressed). Its content is checked: an
+ *   unencrypted PDF is detected and must agree with the sender (`confirmed` / `mismatch` /
+ *   `not_statement`); an encrypted one (the usual case) is `encrypted` (unchecked without its
+ *   password).
+ * - Sender authenticity (SPF, DKIM, DMARC via mailauth) is checked and recorded with each file;
+ *   failures are flagged, not refused, because forwarding breaks the original sender's SPF and
+ *   often its DKIM.
+ * - Webhooks: one POST per email with statement files, body = the SPEC payload, headers
+ *   `X-Cas-Delivery-Id` (the same on every attempt), `X-Cas-Event: inbound_email.received` and
+ *   `X-Cas-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. Non-2xx answers are
+ *   retried with exponential backoff (1 s doubling, capped at 1 h) for up to 24 h; the queue
+ *   lives in the database, so a restart loses nothing; every attempt is logged.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { stmt } from './db.js';
+import type { App } from './context.js';
+import { assertPublicUrl } from './fetch-url.js';
+import type { StatementSource } from '../schema/index.js';
+
+export const SENDERS: Record<StatementSource, { addresses: string[]; domains: string[] }> = {
+  depository_a: { addresses: ['ecas@cdslstatement.com'], domains: ['cdslstatement.com'] },
+  depository_b: { addresses: ['nsdl-cas@nsdl.co.in', 'cas@nsdl.co.in', 'ecas@nsdl.co.in'], domains: ['nsdl.co.in'] },
+  registrar_a: { addresses: ['donotreply@camsonline.com'], domains: ['camsonline.com'] },
+  registrar_b: { addresses: ['samfs@kfintech.com', 'mfcas@kfintech.com', 'statements@kfintech.com'], domains: ['kfintech.com'] },
+};
+
+/** The statement source of a sender: the exact address first, then the domain (case-insensitive). */
+export function sourceOf(address: string | null | undefined): StatementSource | null {
+  if (!address) return null;
+  const a = address.trim().toLowerCase();
+  const domain = a.split('@')[1] ?? '';
+  for (const [src, s] of Object.entries(SENDERS) as [StatementSource, (typeof SENDERS)[StatementSource]][]) if (s.addresses.includes(a)) return src;
+  for (const [src, s] of Object.entries(SENDERS) as [StatementSource, (typeof SENDERS)[StatementSource]][]) if (s.domains.some((d) => domain === d || domain.endsWith(`.${d}`))) return src;
+  return null;
+}
+
+const ISSUER_OF: Record<StatementSource, string[]> = { depository_a: ['depository_a'], depository_b: ['depository_b'], registrar_a: ['registrar_a', 'registrar_b'], registrar_b: ['registrar_a', 'registrar_b'] };
+
+/**
+ * The original sender of a forwarded email: an attached message's From (mail parsers often
+ * inline attached messages into the text, headers included), else a From: line of a
+ * forwarded header block in the body (a known statement sender first), else the mail's From.
+ */
+export function originalSender(mail: ParsedMail): string | null {
+  for (const att of mail.attachments ?? []) {
+    if (att.contentType === 'message/rfc822') {
+      const m = /^From:\s*(?:.*<)?([^<>\s]+@[^<>\s]+?)>?\s*$/im.exec(att.content.toString('utf8').split(/\r?\n\r?\n/)[0] ?? '');
+      if (m) return m[1];
+    }
+  }
+  const text = mail.text ?? '';
+  const froms = [...text.matchAll(/^[\s>]*From:\s*(?:.*?<)?([^<>\s"]+@[^<>\s"]+?)>?\s*$/gim)].map((m) => m[1]);
+  const known = froms.find((a) => sourceOf(a));
+  if (known) return known;
+  if (froms.length) return froms[0];
+  return mail.from?.value?.[0]?.address ?? null;
+}
+
+/** PDF attachments of the mail, including those inside attached messages. */
+async function pdfAttachments(mail: ParsedMail, depth = 0): Promise<{ filename: string; content: Buffer }[]> {
+  const out: { filename: string; content: Buffer }[] = [];
+  for (const a of mail.attachments ?? []) {
+    if (a.contentType === 'message/rfc822' && depth < 3) {
+      out.push(...(await pdfAttachments(await simpleParser(a.content), depth + 1)));
+    } else if (a.contentType === 'application/pdf' || /\.pdf$/i.test(a.filename ?? '')) {
+      if (a.content.subarray(0, 1024).includes(Buffer.from('%PDF-'))) out.push({ filename: a.filename ?? 'statement.pdf', content: a.content });
+    }
+  }
+  return out;
+}
+
+export function signWebhook(secret: string, body: string, t = Math.floor(Date.now() / 1000)): string {
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+}
+
+/** Check a webhook signature header against a body (and an optional tolerance in seconds). */
+export function verifyWebhook(secret: string, header: string, body: string, toleranceSeconds = 0): { ok: boolean; reason?: string } {
+  const parts = Object.fromEntries(header.split(',').map((p) => p.trim().split('=') as [string, string]));
+  if (!parts.t || !parts.v1 || !/^\d+$/.test(parts.t) || !/^[0-9a-f]{64}$/.test(parts.v1)) return { ok: false, reason: 'malformed signature header' };
+  const want = Buffer.from(createHmac('sha256', secret).update(`${parts.t}.${body}`).digest('hex'), 'hex');
+  if (!timingSafeEqual(want, Buffer.from(parts.v1, 'hex'))) return { ok: false, reason: 'signature does not match' };
+  if (toleranceSeconds && Math.abs(Date.now() / 1000 - Number(parts.t)) > toleranceSeconds) return { ok: false, reason: 'timestamp outside the tolerance' };
+  return { ok: true };
+}
+
+interface InboundRow { id: string; key_id: number; email: string; reference: string | null; callback_url: string | null; allowed_sources: string; metadata: string; webhook_secret: string; status: string }
+
+export interface InboundService {
+  smtp: SMTPServer | null;
+  stopWebhooks: () => void;
+}
+
+/** An Email statement file, plus the extensions `received_at`, `content_check` and `authentication` (SPF/DKIM/DMARC). */
+export function fileView(app: App, base: string, f: { id: number; message_id: string; filename: string; original_filename: string; message_date: string; cas_type: string; sender_email: string; size: number; sha256: string; received_at: string; content_check: string; authentication: string }, ttl: number) {
+  return {
+    message_id: f.message_id, filename: f.filename, original_filename: f.original_filename, message_date: f.message_date, cas_type: f.cas_type, sender_email: f.sender_email,
+    size: f.size, url: app.files.link(base, f.sha256, f.filename, ttl), expires_in: ttl, received_at: f.received_at, content_check: f.content_check, authentication: JSON.parse(f.authentication) as unknown,
+  };
+}
+
+export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: string; baseUrl: () => string; log: (m: string) => void }): Promise<InboundService> {
+  const { db, config } = app;
+  const findActive = (address: string): InboundRow | undefined => stmt(db, "SELECT * FROM inbound_emails WHERE lower(email) = lower(?) AND status = 'active'").get(address) as InboundRow | undefined;
+
+  async function handle(raw: Buffer, session: SMTPServerSession): Promise<void> {
+    const mail = await simpleParser(raw);
+    const rcpts = session.envelope.rcptTo.map((r) => r.address);
+    const sender = originalSender(mail);
+    const source = sourceOf(sender);
+    const forwardedBy = mail.from?.value?.[0]?.address ?? (session.envelope.mailFrom ? session.envelope.mailFrom.address : '') ?? '';
+    let auth: Record<string, unknown> = {};
+    try {
+      const { authenticate } = await import('mailauth');
+      const resolver = config.mail.offlineDns ? async (name: string) => { throw Object.assign(new Error(`offline DNS: ${name}`), { code: 'ENOTFOUND' }); } : undefined;
+      const r = await authenticate(raw, { ip: session.remoteAddress, helo: session.hostNameAppearsAs, sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined, mta: 'cas', resolver: resolver as never });
+      auth = { spf: (r.spf as { status?: { result?: string } })?.status?.result ?? null, dkim: r.dkim?.results?.map((x: { status?: { result?: string } }) => x.status?.result) ?? [], dmarc: (r.dmarc as { status?: { result?: string } })?.status?.result ?? null };
+    } catch (err) {
+      auth = { error: (err as Error).message };
+    }
+    const pdfs = await pdfAttachments(mail);
+    for (const to of rcpts) {
+      const row = findActive(to);
+      if (!row) continue;
+      if (!source) {
+        opts.log(`inbound ${row.id}: mail from ${sender ?? 'unknown'} is not from a known statement sender; ignored`);
+        continue;
+      }
+      const allowed = JSON.parse(row.allowed_sources) as string[];
+      if (allowed.length && !allowed.includes(source)) throw Object.assign(new Error(`statements from ${source} are not accepted at ${row.email}`), { responseCode: 550 });
+      const files = [];
+      const date = (mail.date ?? new Date()).toISOString().slice(0, 10);
+      for (const p of pdfs) {
+        const sha = await app.files.put(p.content);
+        let check = 'encrypted';
+        const out = await app.pool.run({ bytes: new Uint8Array(p.content) });
+        if (out.ok) check = ISSUER_OF[source].includes(out.detection.issuer) ? 'confirmed' : 'mismatch';
+        else if (out.code !== 'PasswordRequired') check = 'not_statement';
+        const filename = `${source}_${date.replace(/-/g, '')}_${randomBytes(6).toString('hex')}.pdf`;
+        const info = stmt(db, 'INSERT INTO inbound_files (inbound_email_id, message_id, filename, original_filename, message_date, cas_type, sender_email, forwarded_by, size, sha256, content_check, authentication, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+          row.id, mail.messageId ?? `<${randomBytes(8).toString('hex')}@cas>`, filename, p.filename, date, source, sender!.toLowerCase(), forwardedBy.toLowerCase(), p.content.length, sha, check, JSON.stringify(auth), new Date().toISOString(),
+        );
+        files.push(stmt(db, 'SELECT * FROM inbound_files WHERE id = ?').get(info.lastInsertRowid));
+      }
+      if (files.length && row.callback_url) {
+        const payload = {
+          inbound_email_id: row.id, reference: row.reference, metadata: JSON.parse(row.metadata), forwarded_by: forwardedBy.toLowerCase(),
+          files: files.map((f) => fileView(app, opts.baseUrl(), f as never, 172800)), count: files.length,
+        };
+        const now = new Date().toISOString();
+        stmt(db, 'INSERT INTO webhook_deliveries (id, inbound_email_id, url, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)').run(`dlv_${randomBytes(12).toString('hex')}`, row.id, row.callback_url, JSON.stringify(payload), 'pending', now, now);
+        kick();
+      }
+      opts.log(`inbound ${row.id}: ${files.length} statement file(s) from ${source}`);
+    }
+  }
+
+  // Webhook delivery loop: due deliveries from the database, one attempt each.
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let stopped = false;
+  const kick = (): void => {
+    if (!stopped) setImmediate(() => void deliverDue());
+  };
+  async function deliverDue(): Promise<void> {
+    if (running || stopped) return;
+    running = true;
+    try {
+      const due = stmt(db, "SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT 20").all(new Date().toISOString()) as { id: string; inbound_email_id: string; url: string; payload: string; attempts: number; created_at: string }[];
+      for (const d of due) {
+        const row = stmt(db, 'SELECT * FROM inbound_emails WHERE id = ?').get(d.inbound_email_id) as InboundRow | undefined;
+        const attempt = d.attempts + 1;
+        let status: number | null = null;
+        let error: string | null = null;
+        try {
+          const target = await assertPublicUrl(d.url, config.fetch.allowHosts);
+          const res = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'cas-webhooks/1', 'x-cas-event': 'inbound_email.received', 'x-cas-delivery-id': d.id, 'x-cas-signature': signWebhook(row?.webhook_secret ?? '', d.payload) }, body: d.payload, signal: AbortSignal.timeout(10_000), redirect: 'manual' });
+          status = res.status;
+          await res.arrayBuffer().catch(() => undefined);
+        } catch (err) {
+          error = (err as Error).message;
+        }
+        const now = Date.now();
+        stmt(db, 'INSERT INTO webhook_attempts (delivery_id, attempt, status_code, error, at) VALUES (?, ?, ?, ?, ?)').run(d.id, attempt, status, error, new Date(now).toISOString());
+        if (status !== null && status >= 200 && status < 300) {
+          stmt(db, "UPDATE webhook_deliveries SET status = 'delivered', attempts = ?, last_error = NULL WHERE id = ?").run(attempt, d.id);
+        } else {
+          const delay = Math.min(config.mail.webhookBackoffMs * 2 ** (attempt - 1), 3_600_000);
+          const giveUp = now + delay - Date.parse(d.created_at) > config.mail.webhookRetryForMs;
+          stmt(db, 'UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?').run(giveUp ? 'failed' : 'pending', attempt, new Date(now + delay).toISOString(), error ?? `HTTP ${status}`, d.id);
+        }
+      }
+    } finally {
+      running = false;
+    }
+  }
+  timer = setInterval(() => void deliverDue(), Math.max(50, Math.min(1000, config.mail.webhookBackoffMs / 2)));
+  timer.unref();
+  kick();
+
+  const stopWebhooks = (): void => {
+    stopped = true;
+    if (timer) clearInterval(timer);
+  };
+  if (opts.smtpPort === undefined) return Promise.resolve({ smtp: null, stopWebhooks });
+
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    size: config.mail.maxMessageBytes,
+    banner: 'cas inbound',
+    logger: false,
+    onRcptTo(address, _session, cb) {
+      const row = findActive(address.address);
+      if (!row) return cb(Object.assign(new Error(`no active forwarding address ${address.address}`), { responseCode: 550 }));
+      cb();
+    },
+    onData(stream: SMTPServerDataStream, session, cb) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        if (stream.sizeExceeded) return cb(Object.assign(new Error(`message larger than ${config.mail.maxMessageBytes} bytes`), { responseCode: 552 }));
+        handle(Buffer.concat(chunks), session).then(() => cb(), (err: Error & { responseCode?: number }) => cb(Object.assign(new Error(err.responseCode ? err.message : 'message could not be processed'), { responseCode: err.responseCode ?? 451 })));
+      });
+    },
+  });
+  return new Promise((resolve, reject) => {
+    smtp.on('error', (err) => opts.log(`smtp: ${err.message}`));
+    smtp.listen(opts.smtpPort, opts.smtpHost, () => {
+      const addr = smtp.server.address();
+      opts.log(`cas serve: SMTP on ${opts.smtpHost}:${typeof addr === 'object' && addr ? addr.port : opts.smtpPort}`);
+      resolve({ smtp, stopWebhooks });
+    });
+    smtp.server.once('error', reject);
+  });
+}
