@@ -120,7 +120,7 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
     const sender = originalSender(mail);
     const source = sourceOf(sender);
     const forwardedBy = mail.from?.value?.[0]?.address ?? (session.envelope.mailFrom ? session.envelope.mailFrom.address : '') ?? '';
-    let auth: Record<string, unknown> = {};
+    let auth: Record<string, unknown>;
     try {
       const { authenticate } = await import('mailauth');
       const resolver = config.mail.offlineDns ? async (name: string) => { throw Object.assign(new Error(`offline DNS: ${name}`), { code: 'ENOTFOUND' }); } : undefined;
@@ -167,7 +167,6 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
   }
 
   // Webhook delivery loop: due deliveries from the database, one attempt each.
-  let timer: NodeJS.Timeout | undefined;
   let running = false;
   let stopped = false;
   const kick = (): void => {
@@ -205,13 +204,13 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
       running = false;
     }
   }
-  timer = setInterval(() => void deliverDue(), Math.max(50, Math.min(1000, config.mail.webhookBackoffMs / 2)));
+  const timer = setInterval(() => void deliverDue(), Math.max(50, Math.min(1000, config.mail.webhookBackoffMs / 2)));
   timer.unref();
   kick();
 
   const stopWebhooks = (): void => {
     stopped = true;
-    if (timer) clearInterval(timer);
+    clearInterval(timer);
   };
   if (opts.smtpPort === undefined) return Promise.resolve({ smtp: null, stopWebhooks });
 
