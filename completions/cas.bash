@@ -7,7 +7,7 @@ _cas() {
     case "$word" in -*) ;; *) if [[ -z "$path" ]]; then path="$word"; else path="$path $word"; fi ;; esac
   done
   case "$path" in
-    "") opts="parse smart schema config fetch verify-otp mailback verify-regulator kyc locker inbound credits usage token serve completion -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose" ;;
+    "") opts="parse smart schema config fetch verify-otp mailback verify-regulator kyc locker inbound inbox credits usage token serve completion -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose" ;;
     "parse") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs" ;;
     "smart") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs --detect-only" ;;
     "schema") opts="" ;;
@@ -34,6 +34,12 @@ _cas() {
     "inbound resume") opts="" ;;
     "inbound files") opts="--since --limit --download" ;;
     "inbound verify-signature") opts="--secret-file --header --body-file --tolerance" ;;
+    "inbox") opts="connect status list download disconnect" ;;
+    "inbox connect") opts="--provider --host --port --no-tls --user --password-file --show-token" ;;
+    "inbox status") opts="" ;;
+    "inbox list") opts="--from --to --type" ;;
+    "inbox download") opts="--from --to --type --out-dir --parse" ;;
+    "inbox disconnect") opts="" ;;
     "credits") opts="" ;;
     "usage") opts="--from --to --limit --summary" ;;
     "token") opts="create verify" ;;

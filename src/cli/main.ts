@@ -139,6 +139,18 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    name: 'inbox',
+    summary: 'Connected mailbox: find statement emails and download their PDFs',
+    examples: ['cas inbox connect --provider gmail', 'cas inbox connect --provider imap --host imap.example.com --user me@example.com --password-file app-pw.txt', 'cas inbox list --from 2026-01-01 --type registrar_a', 'cas inbox download --out-dir statements --parse', 'cas inbox disconnect'],
+    subcommands: [
+      { name: 'connect', summary: 'connect a mailbox (gmail: browser consent; imap: host, user, app password)', examples: ['cas inbox connect --provider imap --host imap.example.com --user me@example.com --password-file app-pw.txt'], options: [new Option('--provider <provider>', 'gmail or imap').default('gmail'), new Option('--host <host>', 'IMAP host'), new Option('--port <port>', 'IMAP port (default 993)'), new Option('--no-tls', 'plain IMAP (local servers only)'), new Option('--user <user>', 'mailbox user'), new Option('--password-file <file>', 'app password file (- for stdin)'), new Option('--show-token', 'also print the inbox token')], load: () => import('./commands/inbox.js') },
+      { name: 'status', summary: 'is the mailbox connected?', examples: ['cas inbox status'], load: () => import('./commands/inbox.js') },
+      { name: 'list', summary: 'search for statement files (0.2 credits a search)', examples: ['cas inbox list --from 2026-01-01 --to 2026-03-31'], options: [new Option('--from <date>', 'start, YYYY-MM-DD (default 30 days ago)'), new Option('--to <date>', 'end, YYYY-MM-DD (default today)'), new Option('--type <type...>', 'depository_a, depository_b, registrar_a, registrar_b')], load: () => import('./commands/inbox.js') },
+      { name: 'download', summary: 'search and save the PDFs (and parse them)', examples: ['cas inbox download --out-dir statements --parse'], options: [new Option('--from <date>', 'start, YYYY-MM-DD'), new Option('--to <date>', 'end, YYYY-MM-DD'), new Option('--type <type...>', 'statement sources'), new Option('--out-dir <dir>', 'where to save (default .)'), new Option('--parse', 'parse each PDF (password: CAS_PDF_PASSWORD or the configured PAN)')], load: () => import('./commands/inbox.js') },
+      { name: 'disconnect', summary: 'revoke the mailbox access', examples: ['cas inbox disconnect'], load: () => import('./commands/inbox.js') },
+    ],
+  },
+  {
     name: 'credits',
     summary: 'Show the remaining credits of your API key',
     examples: ['cas credits', 'cas credits --json | jq .remaining'],

@@ -14,6 +14,7 @@ import { parseRoutes } from './routes/parse.js';
 import { retrievalRoutes } from './routes/retrieval.js';
 import { verificationRoutes } from './routes/verification.js';
 import { inboundRoutes } from './routes/inbound.js';
+import { inboxRoutes } from './routes/inbox.js';
 import { openapiDocument } from './openapi.js';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -124,6 +125,7 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
   retrievalRoutes(f, app);
   verificationRoutes(f, app);
   inboundRoutes(f, app);
+  inboxRoutes(f, app);
   app.files.routes(f);
   return f;
 }

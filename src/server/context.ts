@@ -23,6 +23,7 @@ export interface ServerConfig {
   maxOtpAttempts: number;
   kyc: { provider: 'sandbox' | 'recorded' | 'none'; dir?: string; timeoutMs: number };
   locker: { url?: string; clientId: string; clientSecret: string };
+  gmail: { authUrl: string; tokenUrl: string; apiUrl: string; revokeUrl: string; clientId: string; clientSecret: string };
   mail: { smtpPort?: number; inboundDomain: string; maxMessageBytes: number; offlineDns: boolean; webhookBackoffMs: number; webhookRetryForMs: number };
 }
 

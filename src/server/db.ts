@@ -138,6 +138,26 @@ const MIGRATIONS: string[] = [
      error TEXT,
      at TEXT NOT NULL
    );`,
+  // 6: connected mailboxes and their OAuth states.
+  `CREATE TABLE inbox_connections (
+     id TEXT PRIMARY KEY,
+     key_id INTEGER NOT NULL,
+     provider TEXT NOT NULL,
+     email TEXT NOT NULL,
+     credentials TEXT,
+     status TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     revoked_at TEXT
+   );
+   CREATE TABLE inbox_oauth_states (
+     state TEXT PRIMARY KEY,
+     key_id INTEGER NOT NULL,
+     provider TEXT NOT NULL,
+     code_verifier TEXT NOT NULL,
+     redirect_uri TEXT NOT NULL,
+     client_state TEXT,
+     expires_at TEXT NOT NULL
+   );`,
 ];
 
 export function openDb(file: string): DB {

@@ -30,6 +30,14 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
     sessionTtlSeconds: Number(process.env.CAS_SESSION_TTL_SECONDS ?? 600),
     linkTtlSeconds: Number(process.env.CAS_LINK_TTL_SECONDS ?? 3600),
     maxOtpAttempts: 3,
+    gmail: {
+      authUrl: process.env.CAS_GMAIL_AUTH_URL || 'https://accounts.google.com/o/oauth2/v2/auth',
+      tokenUrl: process.env.CAS_GMAIL_TOKEN_URL || 'https://oauth2.googleapis.com/token',
+      apiUrl: process.env.CAS_GMAIL_API_URL || 'https://gmail.googleapis.com',
+      revokeUrl: process.env.CAS_GMAIL_REVOKE_URL || 'https://oauth2.googleapis.com/revoke',
+      clientId: process.env.CAS_GMAIL_CLIENT_ID ?? '',
+      clientSecret: process.env.CAS_GMAIL_CLIENT_SECRET ?? '',
+    },
     mail: {
       smtpPort: process.env.CAS_SMTP_PORT ? Number(process.env.CAS_SMTP_PORT) : undefined,
       inboundDomain: process.env.CAS_INBOUND_DOMAIN || 'inbound.cas.local',

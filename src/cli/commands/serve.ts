@@ -46,6 +46,9 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
     const { startServer } = await import('../../server/index.js');
     const server = await startServer(config, (m) => process.stderr.write(`${m}\n`));
     process.removeAllListeners('SIGINT');
+    // A stray error in one request must not take the service down: log it (no stack to clients).
+    process.on('uncaughtException', (err) => process.stderr.write(`${JSON.stringify({ t: new Date().toISOString(), level: 'error', msg: String(err?.message ?? err) })}\n`));
+    process.on('unhandledRejection', (err) => process.stderr.write(`${JSON.stringify({ t: new Date().toISOString(), level: 'error', msg: String((err as Error)?.message ?? err) })}\n`));
     const stop = (sig: string): void => {
       process.stderr.write(`cas serve: ${sig}, finishing in-flight requests\n`);
       void server.close().then(() => process.exit(0));

@@ -1,0 +1,170 @@
+/**
+ * Connected mailboxes: the encrypted inbox token, and the connectors (IMAP, Gmail REST).
+ *
+ * Inbox token: `itk_<base64url(kid | iv(12) | tag(16) | ciphertext)>`, AES-256-GCM under a
+ * server secret chosen by the key id (kid) so keys can rotate; the plaintext holds the
+ * connection id, provider and mailbox address. Credentials stay in the database (encrypted with
+ * the same key), never in the token. A tampered or foreign token, a revoked connection and a
+ * provider that refuses the stored grant all answer the mailbox error body with HTTP 401.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { ImapFlow } from 'imapflow';
+import { secret, type DB } from './db.js';
+import { sourceOf, SENDERS } from './inbound.js';
+import type { StatementSource } from '../schema/index.js';
+
+export class ReconnectError extends Error {}
+
+const KID = 1;
+function key(db: DB, kid: number): Buffer {
+  return secret(db, `inbox_key_v${kid}`);
+}
+
+export function seal(db: DB, data: unknown, prefix = 'itk_'): string {
+  const iv = randomBytes(12);
+  const c = createCipheriv('aes-256-gcm', key(db, KID), iv);
+  const body = Buffer.concat([c.update(JSON.stringify(data), 'utf8'), c.final()]);
+  return `${prefix}${Buffer.concat([Buffer.from([KID]), iv, c.getAuthTag(), body]).toString('base64url')}`;
+}
+
+export function open<T>(db: DB, token: string, prefix = 'itk_'): T | null {
+  if (!token.startsWith(prefix)) return null;
+  try {
+    const raw = Buffer.from(token.slice(prefix.length), 'base64url');
+    if (raw.length < 30) return null;
+    const d = createDecipheriv('aes-256-gcm', key(db, raw[0]), raw.subarray(1, 13));
+    d.setAuthTag(raw.subarray(13, 29));
+    return JSON.parse(Buffer.concat([d.update(raw.subarray(29)), d.final()]).toString('utf8')) as T;
+  } catch {
+    return null;
+  }
+}
+
+export interface FoundFile { messageId: string; date: string; sender: string; source: StatementSource; filename: string; content: Buffer }
+export interface SearchQuery { start: string; end: string; sources: StatementSource[] }
+
+export interface MailConnector { search(q: SearchQuery): Promise<FoundFile[]>; revoke(): Promise<void> }
+
+const senderTerms = (sources: StatementSource[]): string[] => [...new Set(sources.flatMap((s) => SENDERS[s].domains))];
+
+export interface ImapCredentials { host: string; port: number; tls: boolean; user: string; password: string }
+
+export async function imapCheck(c: ImapCredentials): Promise<void> {
+  const client = new ImapFlow({ host: c.host, port: c.port, secure: c.tls, auth: { user: c.user, pass: c.password }, logger: false, socketTimeout: 20_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.logout();
+  } catch (err) {
+    throw new ReconnectError(`the IMAP server refused the login (${(err as { responseText?: string }).responseText ?? (err as Error).message})`);
+  }
+}
+
+/** IMAP: the server does the search (sender domains and dates); only PDF parts are downloaded. */
+export class ImapConnector implements MailConnector {
+  constructor(private readonly c: ImapCredentials) {}
+  async search(q: SearchQuery): Promise<FoundFile[]> {
+    const client = new ImapFlow({ host: this.c.host, port: this.c.port, secure: this.c.tls, auth: { user: this.c.user, pass: this.c.password }, logger: false, socketTimeout: 60_000 });
+    // Connection errors surface through connect()/commands; an unheard 'error' event would end the process.
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+    } catch (err) {
+      throw new ReconnectError(`the mailbox refused the stored login (${(err as { responseText?: string }).responseText ?? (err as Error).message}); reconnect it`);
+    }
+    const out: FoundFile[] = [];
+    try {
+      const lock = await client.getMailboxLock('INBOX');
+      try {
+        const terms = senderTerms(q.sources);
+        const before = new Date(Date.parse(`${q.end}T00:00:00Z`) + 86_400_000);
+        const criteria = { since: new Date(`${q.start}T00:00:00Z`), before, ...(terms.length === 1 ? { from: terms[0] } : { or: terms.map((t) => ({ from: t })) }) };
+        const uids = (await client.search(criteria as never, { uid: true })) || [];
+        if (!uids.length) return out;
+        // Collect first: imapflow cannot run another command while a FETCH is being iterated.
+        const wanted: { uid: number; messageId: string; date: string; sender: string; source: StatementSource; parts: { part: string; filename: string }[] }[] = [];
+        for await (const msg of client.fetch(uids, { uid: true, envelope: true, bodyStructure: true, internalDate: true }, { uid: true })) {
+          const sender = msg.envelope?.from?.[0]?.address ?? '';
+          const source = sourceOf(sender);
+          if (!source || !q.sources.includes(source)) continue;
+          const parts: { part: string; filename: string }[] = [];
+          const walk = (n: any): void => {
+            if (!n) return;
+            const filename = n.dispositionParameters?.filename ?? n.parameters?.name ?? '';
+            if (n.type === 'application/pdf' || /\.pdf$/i.test(filename)) parts.push({ part: n.part ?? '1', filename: filename || 'statement.pdf' });
+            (n.childNodes ?? []).forEach(walk);
+          };
+          walk(msg.bodyStructure);
+          const date = (msg.internalDate instanceof Date ? msg.internalDate : new Date(msg.internalDate ?? Date.now())).toISOString().slice(0, 10);
+          if (parts.length) wanted.push({ uid: msg.uid, messageId: msg.envelope?.messageId ?? String(msg.uid), date, sender: sender.toLowerCase(), source, parts });
+        }
+        for (const w of wanted) {
+          for (const p of w.parts) {
+            const dl = await client.download(String(w.uid), p.part, { uid: true });
+            const chunks: Buffer[] = [];
+            for await (const c of dl.content ?? []) chunks.push(c as Buffer);
+            out.push({ messageId: w.messageId, date: w.date, sender: w.sender, source: w.source, filename: p.filename, content: Buffer.concat(chunks) });
+          }
+        }
+      } finally {
+        lock.release();
+      }
+    } finally {
+      await client.logout().catch(() => undefined);
+    }
+    return out;
+  }
+  async revoke(): Promise<void> {
+    /* app passwords are revoked by the user at the provider; we delete our copy */
+  }
+}
+
+export interface GmailConfig { apiUrl: string; tokenUrl: string; revokeUrl: string; authUrl: string; clientId: string; clientSecret: string }
+
+/** Gmail REST API: messages.list with a q query (paginated), messages.get, attachments.get. */
+export class GmailConnector implements MailConnector {
+  constructor(private readonly cfg: GmailConfig, private readonly accessToken: string) {}
+  private async get(p: string): Promise<any> {
+    const res = await fetch(`${this.cfg.apiUrl.replace(/\/+$/, '')}${p}`, { headers: { authorization: `Bearer ${this.accessToken}` }, signal: AbortSignal.timeout(30_000) });
+    if (res.status === 401 || res.status === 403) throw new ReconnectError('Gmail refused the stored grant (revoked or expired); reconnect the mailbox');
+    if (!res.ok) throw new Error(`Gmail answered HTTP ${res.status}`);
+    return res.json();
+  }
+  async search(q: SearchQuery): Promise<FoundFile[]> {
+    const after = Math.floor(Date.parse(`${q.start}T00:00:00Z`) / 1000);
+    const before = Math.floor(Date.parse(`${q.end}T00:00:00Z`) / 1000) + 86400;
+    const addrs = q.sources.flatMap((s) => SENDERS[s].addresses);
+    const query = `from:(${addrs.join(' OR ')}) has:attachment filename:pdf after:${after} before:${before}`;
+    const ids: string[] = [];
+    let page: string | undefined;
+    do {
+      const r = await this.get(`/gmail/v1/users/me/messages?q=${encodeURIComponent(query)}${page ? `&pageToken=${page}` : ''}`);
+      ids.push(...(r.messages ?? []).map((m: { id: string }) => m.id));
+      page = r.nextPageToken;
+    } while (page);
+    const out: FoundFile[] = [];
+    for (const id of ids) {
+      const m = await this.get(`/gmail/v1/users/me/messages/${id}?format=full`);
+      const headers = Object.fromEntries((m.payload?.headers ?? []).map((h: { name: string; value: string }) => [h.name.toLowerCase(), h.value]));
+      const sender = (/<([^>]+)>/.exec(headers.from ?? '')?.[1] ?? headers.from ?? '').trim().toLowerCase();
+      const source = sourceOf(sender);
+      if (!source || !q.sources.includes(source)) continue;
+      const date = new Date(Number(m.internalDate ?? Date.now())).toISOString().slice(0, 10);
+      const parts: { filename: string; attachmentId: string }[] = [];
+      const walk = (p: any): void => {
+        if (!p) return;
+        if ((p.mimeType === 'application/pdf' || /\.pdf$/i.test(p.filename ?? '')) && p.body?.attachmentId) parts.push({ filename: p.filename || 'statement.pdf', attachmentId: p.body.attachmentId });
+        (p.parts ?? []).forEach(walk);
+      };
+      walk(m.payload);
+      for (const p of parts) {
+        const a = await this.get(`/gmail/v1/users/me/messages/${id}/attachments/${p.attachmentId}`);
+        out.push({ messageId: headers['message-id'] ?? id, date, sender, source, filename: p.filename, content: Buffer.from(String(a.data), 'base64url') });
+      }
+    }
+    return out;
+  }
+  async revoke(): Promise<void> {
+    await fetch(`${this.cfg.revokeUrl}?token=${encodeURIComponent(this.accessToken)}`, { method: 'POST', signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+  }
+}
