@@ -135,3 +135,22 @@ export async function parseMany(files: string[], plan: PasswordPlan, opts: Parse
 export function defaultJobs(): number {
   return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
 }
+
+/**
+ * Parse files that a command just saved (fetch, inbox download) and write one compact JSON
+ * document per line; errors go to stderr. Returns the exit code (3 when any file failed).
+ */
+export async function parseSaved(files: string[], plan: PasswordPlan, write: (text: string) => Promise<void>): Promise<number> {
+  const docs: string[] = [];
+  let failed = 0;
+  for (const file of files) {
+    const o = await parseOne(file, plan, {});
+    if (o.ok) docs.push(`${JSON.stringify(o.result!.data)}\n`);
+    else {
+      failed++;
+      process.stderr.write(`error: ${file}: ${o.error?.message}\n`);
+    }
+  }
+  await write(docs.join(''));
+  return failed ? 3 : 0;
+}

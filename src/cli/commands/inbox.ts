@@ -105,20 +105,9 @@ export async function run(ctx: Context, _args: unknown[], opts: Record<string, u
           await emit(toJson({ files: saved }, ctx.stdoutTty), ctx.opts.output);
           return 0;
         }
-        const { parseOne } = await import('../parse-core.js');
+        const { parseSaved } = await import('../parse-core.js');
         const pan = store.get('pan') as string | undefined;
-        const docs: string[] = [];
-        let failed = 0;
-        for (const file of saved) {
-          const o = await parseOne(file, { explicit: ctx.env.CAS_PDF_PASSWORD, candidates: pan ? [pan.toUpperCase()] : [] }, {});
-          if (o.ok) docs.push(toJson(o.result!.data, false));
-          else {
-            failed++;
-            process.stderr.write(`error: ${file}: ${o.error?.message}\n`);
-          }
-        }
-        await emit(docs.join(''), ctx.opts.output);
-        return failed ? 3 : 0;
+        return parseSaved(saved, { explicit: ctx.env.CAS_PDF_PASSWORD, candidates: pan ? [pan.toUpperCase()] : [] }, (t) => emit(t, ctx.opts.output));
       }
       case 'disconnect': {
         const r = await client.call('/v4/inbox/disconnect', {}, z.object({ status: z.literal('success'), msg: z.string() }), { 'x-inbox-token': token(ctx) });

@@ -34,19 +34,8 @@ async function finish(ctx: Context, client: CasClient, result: { files: { filena
     await emit(toJson({ files: saved }, ctx.stdoutTty), ctx.opts.output);
     return 0;
   }
-  const { parseOne } = await import('../parse-core.js');
-  const docs: string[] = [];
-  let failed = 0;
-  for (const file of saved) {
-    const o = await parseOne(file, { explicit: pan, candidates: [] }, {});
-    if (o.ok) docs.push(toJson(o.result!.data, false));
-    else {
-      failed++;
-      process.stderr.write(`error: ${file}: ${o.error?.message}\n`);
-    }
-  }
-  await emit(docs.join(''), ctx.opts.output);
-  return failed ? 3 : 0;
+  const { parseSaved } = await import('../parse-core.js');
+  return parseSaved(saved, { explicit: pan, candidates: [] }, (t) => emit(t, ctx.opts.output));
 }
 
 function check(opts: Record<string, unknown>): { pan: string; bo_id: string; dob: string } {

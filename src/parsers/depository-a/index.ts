@@ -9,11 +9,11 @@ import type { Line, PdfDocument } from '../../pdf/model.js';
 import { allLines } from '../../pdf/model.js';
 import { splitCells, type Column } from '../../pdf/table.js';
 import { parseDate, parseNumber } from '../../pdf/numbers.js';
-import type { DematAccount, Holding, LifeInsurancePolicy, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
+import type { DematAccount, Holding, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
 import { emptyStatement, type ParseResult } from '../common.js';
 import {
-  dematTransaction, emptyHoldings, findHeader, findHolding, finishStatement, headingKind, holdingRow, INSURANCE_HEADER, insuranceRow,
-  npsFund, schemeFromFolioRow, type HoldingKind, type Label,
+  dematTransaction, emptyHoldings, findHeader, findHolding, finishStatement, headingKind, holdingRow, insuranceLine,
+  npsTableLine, schemeFromFolioRow, type HoldingKind, type Label,
 } from '../depository/shared.js';
 
 const HOLDING_HEADER: Label[] = [{ name: 'isin', label: 'ISIN', align: 'left' }, { name: 'name', label: 'Security', align: 'left' }, { name: 'units', label: 'Current Bal', align: 'right' }, { name: 'frozen', label: 'Frozen Bal', align: 'right' }, { name: 'pledge', label: 'Pledge Bal', align: 'right' }, { name: 'setup', label: 'Pledge Setup Bal', align: 'right' }, { name: 'free', label: 'Free Bal', align: 'right' }, { name: 'price', label: 'Market Price', align: 'right' }, { name: 'value', label: 'Value', align: 'right' }];
@@ -64,7 +64,6 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   let txnIsin: string | null = null;
   let scheme: { amc: string; name: string; folio: string; isin: string; rta: string | null } | undefined;
   let nps: NpsAccount | undefined;
-  let policy: LifeInsurancePolicy | undefined;
 
   for (; i < lines.length; i++) {
     const line = lines[i];
@@ -222,30 +221,12 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
           nps.linked_holders.push({ name: m[1], pan: m[2] });
           continue;
         }
-        const h = findHeader(line, [NPS_HEADER]);
-        if (h) {
-          cols = h;
-          continue;
-        }
-        if (!cols) continue;
-        const c = splitCells(line, cols);
-        if (c.tier && c.value) nps.funds.push(npsFund((c.name ?? '').trim(), c.tier, (c.manager ?? '').trim(), c.units, c.nav, c.value));
+        cols = npsTableLine(line, cols, nps, NPS_HEADER);
         break;
       }
-      case 'insurance': {
-        const h = findHeader(line, [INSURANCE_HEADER]);
-        if (h) {
-          cols = h;
-          continue;
-        }
-        if (!cols) continue;
-        const p = insuranceRow(line, cols, policy);
-        if (p) {
-          out.insurance.life_insurance_policies.push(p);
-          policy = p;
-        }
+      case 'insurance':
+        cols = insuranceLine(line, cols, out.insurance.life_insurance_policies);
         break;
-      }
       default:
         break;
     }

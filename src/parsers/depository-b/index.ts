@@ -8,11 +8,11 @@ import type { Line, PdfDocument } from '../../pdf/model.js';
 import { allLines } from '../../pdf/model.js';
 import { splitCells, type Column } from '../../pdf/table.js';
 import { parseDate, parseMonthYear, parseNumber } from '../../pdf/numbers.js';
-import type { DematAccount, Holding, LifeInsurancePolicy, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning } from '../../schema/index.js';
+import type { DematAccount, Holding, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning } from '../../schema/index.js';
 import { emptyStatement, type ParseResult } from '../common.js';
 import {
-  dematTransaction, emptyHoldings, findHeader, findHolding, finishStatement, headingKind, holdersFrom, holdingRow, INSURANCE_HEADER, insuranceRow,
-  ISIN_START, npsFund, schemeFromFolioRow, type HoldingKind, type Label,
+  dematTransaction, emptyHoldings, findHeader, findHolding, finishStatement, headingKind, holdersFrom, holdingRow, insuranceLine,
+  ISIN_START, npsTableLine, schemeFromFolioRow, type HoldingKind, type Label,
 } from '../depository/shared.js';
 
 const HOLDING_HEADERS: Label[][] = [
@@ -78,7 +78,6 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
   let lastScheme: MutualFundFolio['schemes'][number] | undefined;
   let amc = '';
   let nps: NpsAccount | undefined;
-  let policy: LifeInsurancePolicy | undefined;
 
   for (; i < lines.length; i++) {
     const line = lines[i];
@@ -236,30 +235,12 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
           nps.linked_holders = holdersFrom(t);
           continue;
         }
-        const h = findHeader(line, [NPS_HEADER]);
-        if (h) {
-          cols = h;
-          continue;
-        }
-        if (!cols) continue;
-        const c = splitCells(line, cols);
-        if (c.tier && c.value) nps.funds.push(npsFund((c.name ?? '').trim(), c.tier, (c.manager ?? '').trim(), c.units, c.nav, c.value));
+        cols = npsTableLine(line, cols, nps, NPS_HEADER);
         break;
       }
-      case 'insurance': {
-        const h = findHeader(line, [INSURANCE_HEADER]);
-        if (h) {
-          cols = h;
-          continue;
-        }
-        if (!cols) continue;
-        const p = insuranceRow(line, cols, policy);
-        if (p) {
-          out.insurance.life_insurance_policies.push(p);
-          policy = p;
-        }
+      case 'insurance':
+        cols = insuranceLine(line, cols, out.insurance.life_insurance_policies);
         break;
-      }
       default:
         break;
     }

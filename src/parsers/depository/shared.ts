@@ -160,3 +160,23 @@ export function holdersFrom(text: string): { name: string; pan: string | null }[
   while ((m = re.exec(text))) out.push({ name: m[1].replace(/^[,\s]+/, '').trim(), pan: m[2] });
   return out;
 }
+
+/** One line of the insurance table: a header sets the columns, a row adds a policy, a wrapped line continues it. */
+export function insuranceLine(line: Line, cols: Column[] | null, policies: LifeInsurancePolicy[]): Column[] | null {
+  const h = findHeader(line, [INSURANCE_HEADER]);
+  if (h) return h;
+  if (!cols) return cols;
+  const p = insuranceRow(line, cols, policies[policies.length - 1]);
+  if (p) policies.push(p);
+  return cols;
+}
+
+/** One line of an NPS fund table (header or fund row). */
+export function npsTableLine(line: Line, cols: Column[] | null, nps: NpsAccount, header: Label[]): Column[] | null {
+  const h = findHeader(line, [header]);
+  if (h) return h;
+  if (!cols) return cols;
+  const c = splitCells(line, cols);
+  if (c.tier && c.value) nps.funds.push(npsFund((c.name ?? '').trim(), c.tier, (c.manager ?? '').trim(), c.units, c.nav, c.value));
+  return cols;
+}
