@@ -52,6 +52,31 @@ function wall(args: string[], runs = 5): number {
   return median(t);
 }
 
+/** Depository statements and a contract note grown to about 20 pages. */
+async function otherKinds(): Promise<[string, Buffer][]> {
+  const { buildDepositoryStatement } = await import('../test/fixtures/depository-data.js');
+  const { renderCdsl, renderNsdl } = await import('../test/fixtures/depository-render.js');
+  const { buildNote } = await import('../test/fixtures/contract-data.js');
+  const { renderNote } = await import('../test/fixtures/contract-render.js');
+  const grow = (kind: 'depository_a' | 'depository_b') => {
+    const st = buildDepositoryStatement(kind);
+    for (const a of st.accounts) {
+      const base = a.holdings.filter((h) => h.kind === 'equities');
+      for (let i = 0; i < 420; i++) {
+        const h = base[i % base.length];
+        const isin = `INE${String(100000 + i * 7).slice(-6)}A01${i % 10}${(i * 3) % 10}`.slice(0, 12);
+        a.holdings.push({ ...h, isin, name: `${h.name} ${i}`, txns: [] });
+      }
+    }
+    return st;
+  };
+  return [
+    ['depository_a', await renderCdsl(grow('depository_a'))],
+    ['depository_b', await renderNsdl(grow('depository_b'))],
+    ['contract_note', await renderNote(buildNote('broker_a', { extraTrades: 1100 }))],
+  ];
+}
+
 async function serviceLoad(pdfFile: string): Promise<{ credits: { rps: number; p99: number }; parse: { rps: number; p99: number }; inProcessRps: number }> {
   const autocannon = (await import('autocannon')).default;
   const dataDir = path.join(OUT, 'svc');
@@ -111,6 +136,21 @@ async function main(): Promise<void> {
   rows.push(['registrar 20p: raw pdf.js extraction', `${raw.toFixed(1)} ms`]);
   rows.push(['registrar 20p: open + model + parse', `${full.toFixed(1)} ms (${(full / s20.pages).toFixed(2)} ms/page, ${((s20.pages / full) * 1000).toFixed(0)} pages/s)`]);
   rows.push(['registrar 20p: parse / raw ratio (target <= 1.30)', `${ratio.toFixed(2)}x`]);
+
+  // 1b. The other statement kinds, about 20 pages each.
+  for (const [name, pdf] of await otherKinds()) {
+    const bytes = new Uint8Array(pdf);
+    const doc = await openPdf(bytes);
+    const r: number[] = [];
+    const p: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      r.push(await time(() => rawExtract(bytes), 1));
+      p.push(await time(async () => parseDocument(await openPdf(bytes)), 1));
+    }
+    const ratioK = median(p) / median(r);
+    results[`${name}_${doc.pages.length}p`] = { pages: doc.pages.length, raw_ms: median(r), parse_ms: median(p), ratio: ratioK };
+    rows.push([`${name} ${doc.pages.length}p: parse / raw ratio (target <= 1.30)`, `${ratioK.toFixed(2)}x (${median(p).toFixed(0)} ms vs ${median(r).toFixed(0)} ms)`]);
+  }
 
   // 2. Cold CLI.
   const help = wall(['--help'], 7);
