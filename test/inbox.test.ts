@@ -167,6 +167,33 @@ describe('Gmail connector on recorded API responses', () => {
     fake?.close();
   });
 
+  it('cas inbox connect --provider gmail catches the token on a loopback listener and saves it', async () => {
+    state.revoked = false;
+    const k = await newKey(gmail.dataDir, ['--credits', '5']);
+    const env = { ...cleanEnv(), CAS_API_KEY: k, CAS_BASE_URL: gmail.url };
+    const { execa } = await import('execa');
+    const { BIN } = await import('./helpers.js');
+    const proc = execa('node', [BIN, 'inbox', 'connect', '--provider', 'gmail', '--json'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+    const url = await new Promise<string>((resolve) => {
+      let buf = '';
+      proc.stderr!.on('data', (d: Buffer) => {
+        buf += d.toString();
+        const m = /(http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\S+)/.exec(buf);
+        if (m) resolve(m[1]);
+      });
+    });
+    // The browser: the provider sends it to the service's callback, which sends it to the CLI's listener.
+    const toCallback = await fetch(url, { redirect: 'manual' });
+    const toCli = await fetch(toCallback.headers.get('location')!, { redirect: 'manual' });
+    const page = await fetch(toCli.headers.get('location')!);
+    expect(await page.text()).toMatch(/Mailbox connected/);
+    const r = await proc;
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(JSON.parse(String(r.stdout))).toEqual({ connected: true, provider: 'gmail', email: 'aarav@gmail.example' });
+    const st = await cas(['inbox', 'status', '--json'], { env });
+    expect(JSON.parse(st.stdout)).toMatchObject({ connected: true, email: 'aarav@gmail.example' });
+  });
+
   it('OAuth (PKCE, read-only scope), paginated search, attachments; then a revoked grant asks to reconnect', async () => {
     const k = await newKey(gmail.dataDir, ['--credits', '5']);
     const c = await post(gmail.url, '/v4/inbox/connect', { key: k, json: { provider: 'gmail', redirect_uri: 'https://app.example/mail-done', state: 'xyz' } });

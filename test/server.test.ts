@@ -236,6 +236,24 @@ describe('billing under concurrency, and restarts', () => {
   });
 });
 
+describe('administration without HTTP', () => {
+  it('keys list never shows secrets; revoke and credits add take effect at once', async () => {
+    const k = await newKey(srv.dataDir, ['--credits', '2', '--name', 'ops-test']);
+    const list = await cas(['serve', 'keys', 'list', '--data-dir', srv.dataDir, '--json']);
+    const rows = JSON.parse(list.stdout) as { id: number; prefix: string; name: string; credits: number }[];
+    const row = rows.find((r) => r.name === 'ops-test')!;
+    expect(row).toMatchObject({ credits: 2, prefix: expect.stringMatching(/^cas_live_.{4}\.\.\.$/) });
+    expect(list.stdout).not.toContain(k);
+    expect((await cas(['serve', 'credits', 'add', String(row.id), '3', '--data-dir', srv.dataDir])).exitCode).toBe(0);
+    expect((await post(srv.url, '/v1/credits', { key: k })).body.remaining).toBe(5);
+    expect((await cas(['serve', 'keys', 'revoke', String(row.id), '--data-dir', srv.dataDir])).exitCode).toBe(0);
+    const after = await post(srv.url, '/v1/credits', { key: k });
+    expect(after.status).toBe(403);
+    expect(after.body.msg).toBe('invalid API key');
+    expect((await cas(['serve', 'keys', 'revoke', String(row.id), '--data-dir', srv.dataDir])).exitCode).toBe(2);
+  });
+});
+
 describe('CLI account commands against the real server', () => {
   it('the client retries HTTP 500 with backoff, then succeeds', async () => {
     let calls = 0;
