@@ -32,8 +32,12 @@ async function pdfjs(): Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')
     pdfjsPromise = (async () => {
       const pkgDir = path.dirname(require.resolve('pdfjs-dist/package.json'));
       standardFontDataUrl = `${pathToFileURL(path.join(pkgDir, 'standard_fonts')).href}/`;
-      const lib = await import('pdfjs-dist/legacy/build/pdf.mjs');
-      lib.GlobalWorkerOptions.workerSrc = pathToFileURL(path.join(pkgDir, 'legacy/build/pdf.worker.mjs')).href;
+      const workerSrc = pathToFileURL(path.join(pkgDir, 'legacy/build/pdf.worker.mjs')).href;
+      // Load the library and its (in-process) worker module side by side; pdf.js picks up
+      // globalThis.pdfjsWorker instead of importing the worker itself on the first document.
+      const [lib, worker] = await Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import(workerSrc)]);
+      (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
+      lib.GlobalWorkerOptions.workerSrc = workerSrc;
       return lib;
     })();
   }

@@ -96,9 +96,12 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
       refund(db, s.principal.key, s.charged);
       s.charged = 0;
     }
-    reply.header('X-Credits-Used', String(s.charged));
-    const rem = s.principal.sandbox ? null : remaining(db, s.principal.keyId);
-    reply.header('X-Credits-Remaining', rem === null ? 'unlimited' : String(rem));
+    // The credit headers belong to billed features; free account calls skip the extra query.
+    if (PRICES[meta.feature]) {
+      reply.header('X-Credits-Used', String(s.charged));
+      const rem = s.principal.sandbox ? null : remaining(db, s.principal.keyId);
+      reply.header('X-Credits-Remaining', rem === null ? 'unlimited' : String(rem));
+    }
     logUsage(db, { keyId: s.principal.keyId, requestId: s.id, feature: meta.feature, path: req.url.split('?')[0], status: reply.statusCode, credits: s.charged });
     return payload;
   });
