@@ -7,12 +7,12 @@
 import { DocumentError } from '../../errors.js';
 import type { Line, PdfDocument } from '../../pdf/model.js';
 import { allLines } from '../../pdf/model.js';
-import { splitCells, type Column } from '../../pdf/table.js';
+import type { Column } from '../../pdf/table.js';
 import { parseDate, parseNumber } from '../../pdf/numbers.js';
 import type { DematAccount, Holding, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
 import { emptyStatement, type ParseResult } from '../common.js';
 import {
-  dematTransaction, emptyHoldings, findHeader, findHolding, finishStatement, headingKind, holdingRow, insuranceLine,
+  dematTxnRow, emptyHoldings, findHeader, findHolding, finishStatement, headingKind, holdingRow, insuranceLine,
   npsTableLine, schemeFromFolioRow, type HoldingKind, type Label,
 } from '../depository/shared.js';
 
@@ -150,11 +150,10 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
           continue;
         }
         if (!cols || !txnIsin) continue;
-        const c = splitCells(line, cols);
-        const date = parseDate(c.date);
-        if (!date) continue;
+        const txn = dematTxnRow(line, cols, 'balance');
+        if (!txn) continue;
         const list = pending.get(acc)!;
-        list.set(txnIsin, [...(list.get(txnIsin) ?? []), dematTransaction(date, (c.desc ?? '').trim(), c.order?.trim() || null, parseNumber(c.credit), parseNumber(c.debit), parseNumber(c.balance))]);
+        list.set(txnIsin, [...(list.get(txnIsin) ?? []), txn]);
         break;
       }
       case 'holdings': {

@@ -11,7 +11,7 @@ import { parseDate, parseMonthYear, parseNumber } from '../../pdf/numbers.js';
 import type { DematAccount, Holding, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning } from '../../schema/index.js';
 import { emptyStatement, type ParseResult } from '../common.js';
 import {
-  dematTransaction, emptyHoldings, findHeader, findHolding, finishStatement, headingKind, holdersFrom, holdingRow, insuranceLine,
+  dematTxnRow, emptyHoldings, findHeader, findHolding, finishStatement, headingKind, holdersFrom, holdingRow, insuranceLine,
   ISIN_START, npsTableLine, schemeFromFolioRow, type HoldingKind, type Label,
 } from '../depository/shared.js';
 
@@ -191,10 +191,8 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
           continue;
         }
         if (!cols || !txnHolding) continue;
-        const c = splitCells(line, cols);
-        const date = parseDate(c.date);
-        if (!date) continue;
-        txnHolding.transactions.push(dematTransaction(date, (c.desc ?? '').trim(), c.order?.trim() || null, parseNumber(c.credit), parseNumber(c.debit), parseNumber(c.close)));
+        const txn = dematTxnRow(line, cols, 'close');
+        if (txn) txnHolding.transactions.push(txn);
         break;
       }
       case 'folios': {

@@ -1,7 +1,7 @@
 /** Pieces both depository parsers share: holding tables, folio rows, NPS, insurance, totals. */
 import type { Line } from '../../pdf/model.js';
 import { matchHeader, splitCells, type Column } from '../../pdf/table.js';
-import { exactSum, parseNumber, round } from '../../pdf/numbers.js';
+import { exactSum, parseDate, parseNumber, round } from '../../pdf/numbers.js';
 import type { DematAccount, Holding, Holdings, LifeInsurancePolicy, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
 import { schemeType } from '../common.js';
 
@@ -179,4 +179,12 @@ export function npsTableLine(line: Line, cols: Column[] | null, nps: NpsAccount,
   const c = splitCells(line, cols);
   if (c.tier && c.value) nps.funds.push(npsFund((c.name ?? '').trim(), c.tier, (c.manager ?? '').trim(), c.units, c.nav, c.value));
   return cols;
+}
+
+/** A dated row of a per-ISIN transaction table, or null for any other line. */
+export function dematTxnRow(line: Line, cols: Column[], balanceColumn: string): Transaction | null {
+  const c = splitCells(line, cols);
+  const date = parseDate(c.date);
+  if (!date) return null;
+  return dematTransaction(date, (c.desc ?? '').trim(), c.order?.trim() || null, parseNumber(c.credit), parseNumber(c.debit), parseNumber(c[balanceColumn]));
 }
