@@ -173,6 +173,25 @@ describe('forwarding addresses end to end', () => {
   });
 });
 
+describe('message size cap', () => {
+  it('refuses a message over the cap with 552, and accepts one under it', async () => {
+    const small = await serve(undefined, ['--smtp-port', '0', '--inbound-domain', 'in.cas.test'], { CAS_DNS_OFFLINE: '1', CAS_SMTP_MAX_BYTES: '20000' });
+    try {
+      const port = Number(/SMTP on 127\.0\.0\.1:(\d+)/.exec(small.log())![1]);
+      const k = await newKey(small.dataDir, ['--credits', '1']);
+      await post(small.url, '/v4/inbound-email', { key: k, json: { alias: 'capped' } });
+      const t = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
+      const big = await t.sendMail({ from: 'a@mail.example', to: 'capped@in.cas.test', subject: 'Fwd', text: inline('eCAS@cdslstatement.com', 'CAS'), attachments: [{ filename: 'c.pdf', content: Buffer.concat([CDSL, CDSL, CDSL, CDSL]) }] }).then(() => null, (e: { responseCode?: number }) => e.responseCode);
+      expect(big).toBe(552);
+      const ok = await t.sendMail({ from: 'a@mail.example', to: 'capped@in.cas.test', subject: 'Fwd', text: inline('eCAS@cdslstatement.com', 'CAS'), attachments: [{ filename: 'c.pdf', content: CDSL }] }).then(() => true);
+      expect(ok).toBe(true);
+      t.close();
+    } finally {
+      await small.stop();
+    }
+  });
+});
+
 describe('inbound email list: status filter and pagination', () => {
   it('filters by status, pages with limit/offset, excludes deleted ones, and checks its bounds', async () => {
     const k = await newKey(srv.dataDir, ['--credits', '1']);

@@ -41,7 +41,7 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
     mail: {
       smtpPort: process.env.CAS_SMTP_PORT ? Number(process.env.CAS_SMTP_PORT) : undefined,
       inboundDomain: process.env.CAS_INBOUND_DOMAIN || 'inbound.cas.local',
-      maxMessageBytes: 25 * 1024 * 1024,
+      maxMessageBytes: Number(process.env.CAS_SMTP_MAX_BYTES ?? 25 * 1024 * 1024),
       offlineDns: process.env.CAS_DNS_OFFLINE === '1',
       webhookBackoffMs: Number(process.env.CAS_WEBHOOK_BACKOFF_MS ?? 1000),
       webhookRetryForMs: Number(process.env.CAS_WEBHOOK_RETRY_FOR_MS ?? 86_400_000),
