@@ -211,11 +211,6 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
       case 'nps': {
         if (!nps) break;
         let m: RegExpExecArray | null;
-        if ((m = /^PRAN\s*:\s*(\d+)\s+CRA\s*:\s*(.+)$/.exec(t))) {
-          nps.pran = m[1];
-          nps.cra = m[2].trim();
-          continue;
-        }
         if ((m = /^SUBSCRIBER\s*:\s*(.+?)\s+PAN\s*:\s*([A-Z]{5}\d{4}[A-Z])/.exec(t))) {
           nps.linked_holders.push({ name: m[1], pan: m[2] });
           continue;

@@ -223,12 +223,6 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       }
       case 'nps': {
         if (!nps) break;
-        let m: RegExpExecArray | null;
-        if ((m = /^PRAN\s*:\s*(\d+)\s+CRA\s*:\s*(.+)$/.exec(t))) {
-          nps.pran = m[1];
-          nps.cra = m[2].trim();
-          continue;
-        }
         if (/^Subscriber/i.test(t)) {
           nps.linked_holders = holdersFrom(t);
           continue;

@@ -173,6 +173,13 @@ export function insuranceLine(line: Line, cols: Column[] | null, policies: LifeI
 
 /** One line of an NPS fund table (header or fund row). */
 export function npsTableLine(line: Line, cols: Column[] | null, nps: NpsAccount, header: Label[]): Column[] | null {
+  // Both depositories print `PRAN : <digits>  CRA : <name>` above the fund table.
+  const pran = /^PRAN\s*:\s*(\d+)\s+CRA\s*:\s*(.+)$/.exec(line.text.replace(/\s{2,}/g, ' ').trim());
+  if (pran) {
+    nps.pran = pran[1];
+    nps.cra = pran[2].trim();
+    return cols;
+  }
   const h = findHeader(line, [header]);
   if (h) return h;
   if (!cols) return cols;
