@@ -13,10 +13,14 @@ export function tmpDir(prefix = 'cas-test-'): string {
   return mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** A clean environment: no inherited CAS_* settings, no colour forcing, own config dir. */
+/**
+ * A clean environment: no inherited CAS_* settings, no colour forcing, own config dir, and no CI
+ * marker (the CLI never prompts when CI=true, so a CI runner's own CI=true must not leak into the
+ * terminal tests; tests that want it set it explicitly).
+ */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CAS_') && k !== 'FORCE_COLOR' && k !== 'NO_COLOR') env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CAS_') && k !== 'FORCE_COLOR' && k !== 'NO_COLOR' && k !== 'CI') env[k] = v;
   return { ...env, CAS_CONFIG_DIR: tmpDir('cas-config-'), ...extra };
 }
 

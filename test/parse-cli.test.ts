@@ -122,6 +122,18 @@ describe('cas parse and cas smart', () => {
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(expectedJson('expected/registrar-detailed.json'));
   });
 
+  it('never prompts when CI=true, even on a terminal: exit 3 naming the flags', async () => {
+    const result = await new Promise<{ code: number; screen: string }>((resolve) => {
+      const p = pty.spawn('node', [BIN, 'parse', fixture('registrar/cams-detailed.pdf')], { cols: 120, rows: 30, cwd: ROOT, env: cleanEnv({ NO_COLOR: '1', CI: 'true' }) as Record<string, string> });
+      let screen = '';
+      p.onData((d) => { screen += d; });
+      p.onExit(({ exitCode }) => resolve({ code: exitCode, screen }));
+    });
+    expect(result.code).toBe(3);
+    expect(result.screen).not.toMatch(/Password for/);
+    expect(result.screen).toMatch(/--password/);
+  });
+
   it('pipes into jq: JSON on a non-TTY stdout', async () => {
     const r = await execa('bash', ['-c', `node ${BIN} parse ${fixture('registrar/cams-detailed-plain.pdf')} | jq .summary.total_value`], { env: cleanEnv(), extendEnv: false, reject: false });
     expect(r.exitCode).toBe(0);
