@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
+import { execa } from 'execa';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { InboundWebhookPayload } from '../src/schema/index.js';
 import { verifyWebhook } from '../src/server/inbound.js';
@@ -189,6 +190,57 @@ describe('message size cap', () => {
     } finally {
       await small.stop();
     }
+  });
+});
+
+describe('SMTP STARTTLS and inbound link expiry', () => {
+  it('with a certificate: STARTTLS is offered, plain MAIL FROM is refused (530) when TLS is required, links expire', async () => {
+    const dir = tmpDir();
+    const keyFile = path.join(dir, 'smtp.key');
+    const certFile = path.join(dir, 'smtp.crt');
+    const made = await execa('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { reject: false });
+    expect(made.exitCode, made.stderr).toBe(0);
+    const tls = await serve(undefined, ['--smtp-port', '0', '--inbound-domain', 'in.cas.test'], { CAS_DNS_OFFLINE: '1', CAS_SMTP_TLS_KEY: keyFile, CAS_SMTP_TLS_CERT: certFile, CAS_SMTP_REQUIRE_TLS: '1', CAS_INBOUND_LINK_TTL_SECONDS: '2' });
+    try {
+      const port = Number(/SMTP on 127\.0\.0\.1:(\d+)/.exec(tls.log())![1]);
+      const k = await newKey(tls.dataDir, ['--credits', '1']);
+      const id = (await post(tls.url, '/v4/inbound-email', { key: k, json: { alias: 'secure' } })).body.inbound_email_id as string;
+      const mail = { from: 'a@mail.example', to: 'secure@in.cas.test', subject: 'Fwd', text: inline('eCAS@cdslstatement.com', 'CAS'), attachments: [{ filename: 'c.pdf', content: CDSL }] };
+      // Plain: refused before any data is taken.
+      const plain = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
+      const refused = await plain.sendMail(mail).then(() => null, (e: { responseCode?: number; message: string }) => e);
+      plain.close();
+      expect(refused?.responseCode).toBe(530);
+      expect(refused?.message).toMatch(/STARTTLS/);
+      // Upgraded with the server's own certificate as the only trusted CA.
+      const secure = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, requireTLS: true, tls: { ca: readFileSync(certFile), servername: 'localhost' } });
+      await secure.sendMail(mail);
+      secure.close();
+      const list = await fetch(`${tls.url}/v4/inbound-email/${id}/files`, { headers: { 'x-api-key': k } }).then((r) => r.json()) as { files: { url: string; expires_in: number; authentication: { tls: boolean } }[] };
+      expect(list.files).toHaveLength(1);
+      const f = list.files[0];
+      expect(f.expires_in).toBe(2);
+      expect(f.authentication.tls).toBe(true);
+      const now = await fetch(f.url);
+      expect(now.status).toBe(200);
+      expect(Buffer.from(await now.arrayBuffer()).equals(CDSL)).toBe(true);
+      // After its lifetime the same link is refused with a clear message; a fresh listing gives a working one.
+      await new Promise((r) => setTimeout(r, 3100));
+      const late = await fetch(f.url);
+      expect(late.status).toBe(403);
+      expect(JSON.stringify(await late.json())).toMatch(/expired/);
+      const again = await fetch(`${tls.url}/v4/inbound-email/${id}/files`, { headers: { 'x-api-key': k } }).then((r) => r.json()) as { files: { url: string }[] };
+      expect((await fetch(again.files[0].url)).status).toBe(200);
+    } finally {
+      await tls.stop();
+    }
+  });
+
+  it('refuses half a TLS configuration at start-up, naming both settings', async () => {
+    const r = await cas(['serve', '--port', '0', '--smtp-port', '0', '--data-dir', tmpDir()], { env: { CAS_SMTP_TLS_KEY: '/nonexistent.key' } });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/CAS_SMTP_TLS_KEY and CAS_SMTP_TLS_CERT/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
 

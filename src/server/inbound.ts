@@ -22,6 +22,7 @@
  *   lives in the database, so a restart loses nothing; every attempt is logged.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { stmt } from './db.js';
@@ -125,9 +126,9 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
       const { authenticate } = await import('mailauth');
       const resolver = config.mail.offlineDns ? async (name: string) => { throw Object.assign(new Error(`offline DNS: ${name}`), { code: 'ENOTFOUND' }); } : undefined;
       const r = await authenticate(raw, { ip: session.remoteAddress, helo: session.hostNameAppearsAs, sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined, mta: 'cas', resolver: resolver as never });
-      auth = { spf: (r.spf as { status?: { result?: string } })?.status?.result ?? null, dkim: r.dkim?.results?.map((x: { status?: { result?: string } }) => x.status?.result) ?? [], dmarc: (r.dmarc as { status?: { result?: string } })?.status?.result ?? null };
+      auth = { tls: Boolean(session.secure), spf: (r.spf as { status?: { result?: string } })?.status?.result ?? null, dkim: r.dkim?.results?.map((x: { status?: { result?: string } }) => x.status?.result) ?? [], dmarc: (r.dmarc as { status?: { result?: string } })?.status?.result ?? null };
     } catch (err) {
-      auth = { error: (err as Error).message };
+      auth = { tls: Boolean(session.secure), error: (err as Error).message };
     }
     const pdfs = await pdfAttachments(mail);
     for (const to of rcpts) {
@@ -156,7 +157,7 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
       if (files.length && row.callback_url) {
         const payload = {
           inbound_email_id: row.id, reference: row.reference, metadata: JSON.parse(row.metadata), forwarded_by: forwardedBy.toLowerCase(),
-          files: files.map((f) => fileView(app, opts.baseUrl(), f as never, 172800)), count: files.length,
+          files: files.map((f) => fileView(app, opts.baseUrl(), f as never, config.mail.linkTtlSeconds ?? 172800)), count: files.length,
         };
         const now = new Date().toISOString();
         stmt(db, 'INSERT INTO webhook_deliveries (id, inbound_email_id, url, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)').run(`dlv_${randomBytes(12).toString('hex')}`, row.id, row.callback_url, JSON.stringify(payload), 'pending', now, now);
@@ -214,12 +215,20 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
   };
   if (opts.smtpPort === undefined) return Promise.resolve({ smtp: null, stopWebhooks });
 
+  // STARTTLS when a key and certificate are configured (CAS_SMTP_TLS_KEY / CAS_SMTP_TLS_CERT);
+  // CAS_SMTP_REQUIRE_TLS=1 then refuses MAIL FROM on a plain connection with 530.
+  const tls = loadTls(config.mail);
   const smtp = new SMTPServer({
     authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    ...(tls ?? {}),
     size: config.mail.maxMessageBytes,
     banner: 'cas inbound',
     logger: false,
+    onMailFrom(_address, session, cb) {
+      if (tls && config.mail.requireTls && !session.secure) return cb(Object.assign(new Error('must issue a STARTTLS command first'), { responseCode: 530 }));
+      cb();
+    },
     onRcptTo(address, _session, cb) {
       const row = findActive(address.address);
       if (!row) return cb(Object.assign(new Error(`no active forwarding address ${address.address}`), { responseCode: 550 }));
@@ -243,4 +252,15 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
     });
     smtp.server.once('error', reject);
   });
+}
+
+/** The SMTP receiver's TLS material, read once at start; a missing or unreadable file is a start-up error. */
+function loadTls(mail: { tlsKeyFile?: string; tlsCertFile?: string }): { key: Buffer; cert: Buffer } | null {
+  if (!mail.tlsKeyFile && !mail.tlsCertFile) return null;
+  if (!mail.tlsKeyFile || !mail.tlsCertFile) throw new Error('SMTP TLS needs both CAS_SMTP_TLS_KEY and CAS_SMTP_TLS_CERT');
+  try {
+    return { key: readFileSync(mail.tlsKeyFile), cert: readFileSync(mail.tlsCertFile) };
+  } catch (err) {
+    throw new Error(`cannot read the SMTP TLS key or certificate: ${(err as Error).message}`);
+  }
 }

@@ -112,7 +112,7 @@ export function inboundRoutes(f: FastifyInstance, app: App): void {
     const since = q.since ? new Date(q.since).toISOString() : '';
     const rows = stmt(db, 'SELECT * FROM inbound_files WHERE inbound_email_id = ? AND id > ? AND received_at >= ? ORDER BY id LIMIT ?').all(r.id, after, since, limit + 1) as { id: number }[];
     const page = rows.slice(0, limit);
-    const ttl = r.callback_url ? 172800 : 1800;
+    const ttl = config.mail.linkTtlSeconds ?? (r.callback_url ? 172800 : 1800);
     const files = page.map((x) => fileView(app, baseUrl(config.publicUrl, req as never), x as never, ttl));
     return { status: 'success', files, count: files.length, cursor: rows.length > limit ? Buffer.from(String(page[page.length - 1].id)).toString('base64url') : null };
   });
