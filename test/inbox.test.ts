@@ -119,7 +119,7 @@ describe('connect -> status -> cas -> disconnect -> cas through the CLI', () => 
 describe('Gmail connector on recorded API responses', () => {
   let fake: http.Server;
   let gmail: Served;
-  const state = { revoked: false, calls: [] as string[] };
+  const state = { revoked: false, expired: false, calls: [] as string[], grants: [] as string[] };
   beforeAll(async () => {
     const b64 = (b: Buffer): string => b.toString('base64url');
     const message = (id: string, from: string, pdfName: string, attId: string, date: string) => ({ id, threadId: id, internalDate: String(Date.parse(`${date}T10:00:00Z`)), payload: { mimeType: 'multipart/mixed', headers: [{ name: 'From', value: from }, { name: 'Subject', value: 'CAS' }, { name: 'Message-ID', value: `<${id}@mail.example>` }], parts: [{ partId: '0', mimeType: 'text/plain', filename: '', body: { size: 10, data: b64(Buffer.from('statement')) } }, { partId: '1', mimeType: 'application/pdf', filename: pdfName, body: { size: 1000, attachmentId: attId } }] } });
@@ -144,9 +144,17 @@ describe('Gmail connector on recorded API responses', () => {
           res.writeHead(302, { location: `${u.searchParams.get('redirect_uri')}?code=gcode&state=${u.searchParams.get('state')}` });
           return res.end();
         }
-        if (u.pathname === '/token') return new URLSearchParams(body).get('code_verifier') ? json(200, { access_token: 'ya29.recorded', refresh_token: '1//r', expires_in: 3599, token_type: 'Bearer', scope: 'https://www.googleapis.com/auth/gmail.readonly' }) : json(400, { error: 'invalid_request' });
+        if (u.pathname === '/token') {
+          const p = new URLSearchParams(body);
+          state.grants.push(String(p.get('grant_type')));
+          if (p.get('grant_type') === 'authorization_code') return p.get('code_verifier') ? json(200, { access_token: 'ya29.recorded', refresh_token: '1//r', expires_in: 3599, token_type: 'Bearer', scope: 'https://www.googleapis.com/auth/gmail.readonly' }) : json(400, { error: 'invalid_request' });
+          // Google's answers to a refresh: a new access token (no new refresh token), or invalid_grant once revoked.
+          if (p.get('grant_type') === 'refresh_token' && p.get('client_id') === 'cid') return !state.revoked && p.get('refresh_token') === '1//r' ? json(200, { access_token: 'ya29.refreshed', expires_in: 3599, token_type: 'Bearer', scope: 'https://www.googleapis.com/auth/gmail.readonly' }) : json(400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
+          return json(400, { error: 'unsupported_grant_type' });
+        }
         if (u.pathname === '/revoke') return json(200, {});
-        if (state.revoked || req.headers.authorization !== 'Bearer ya29.recorded') return json(401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
+        const accepted = state.expired ? ['Bearer ya29.refreshed'] : ['Bearer ya29.recorded', 'Bearer ya29.refreshed'];
+        if (state.revoked || !accepted.includes(String(req.headers.authorization))) return json(401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
         if (u.pathname === '/gmail/v1/users/me/profile') return json(200, { emailAddress: 'aarav@gmail.example', messagesTotal: 1234, threadsTotal: 1000, historyId: '1' });
         if (u.pathname === '/gmail/v1/users/me/messages') {
           expect(u.searchParams.get('q')).toMatch(/^from:\(.*donotreply@camsonline\.com.*\) has:attachment filename:pdf after:\d+ before:\d+$/);
@@ -219,4 +227,35 @@ describe('Gmail connector on recorded API responses', () => {
     expect(revoked.body).toEqual({ status: 'error', msg: expect.stringMatching(/refused the stored grant/), requires_reconnect: true });
     expect((await post(gmail.url, '/v4/inbox/status', { key: k, json: {}, headers: { 'x-inbox-token': t } })).body.connected).toBe(false);
   });
+
+  it('an expired access token is renewed once with the refresh token and kept; a refused refresh asks to reconnect', async () => {
+    state.revoked = false;
+    state.expired = false;
+    const k = await newKey(gmail.dataDir, ['--credits', '5']);
+    const c = await post(gmail.url, '/v4/inbox/connect', { key: k, json: { provider: 'gmail', redirect_uri: 'https://app.example/done' } });
+    const toCallback = await fetch(c.body.oauth_url, { redirect: 'manual' });
+    const t = new URL((await fetch(toCallback.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!).searchParams.get('inbox_token')!;
+    const search = () => post(gmail.url, '/v4/inbox/cas', { key: k, json: { start_date: '2026-03-01', end_date: '2026-03-31' }, headers: { 'x-inbox-token': t } });
+    state.grants.length = 0;
+    expect((await search()).body.count).toBe(2);
+    expect(state.grants).toEqual([]);
+    // An hour later the access token is refused: one refresh, then the search goes through.
+    state.expired = true;
+    const renewed = await search();
+    expect(renewed.status).toBe(200);
+    expect(renewed.body.count).toBe(2);
+    expect(state.grants).toEqual(['refresh_token']);
+    // The new access token was stored: the next search needs no refresh.
+    expect((await search()).body.count).toBe(2);
+    expect(state.grants).toEqual(['refresh_token']);
+    // The user revokes access: the API refuses, the refresh is refused (invalid_grant): reconnect.
+    state.revoked = true;
+    const gone = await search();
+    expect(gone.status).toBe(401);
+    expect(gone.body).toEqual({ status: 'error', msg: expect.stringMatching(/refused the stored grant/), requires_reconnect: true });
+    expect(state.grants).toEqual(['refresh_token', 'refresh_token']);
+    state.revoked = false;
+    state.expired = false;
+  });
+
 });

@@ -121,14 +121,45 @@ export class ImapConnector implements MailConnector {
 
 export interface GmailConfig { apiUrl: string; tokenUrl: string; revokeUrl: string; authUrl: string; clientId: string; clientSecret: string }
 
-/** Gmail REST API: messages.list with a q query (paginated), messages.get, attachments.get. */
+/** The stored Gmail grant: an access token (about an hour), its expiry, and the long-lived refresh token. */
+export interface GmailCredentials { access_token: string; refresh_token: string | null; expires_at?: number | null }
+
+const REFUSED = 'Gmail refused the stored grant (revoked or expired); reconnect the mailbox';
+
+/**
+ * Gmail REST API: messages.list with a q query (paginated), messages.get, attachments.get.
+ * Access tokens last about an hour: one that is about to expire, or that the API refuses with
+ * 401, is renewed once with the refresh token (RFC 6749 section 6) and `onRefresh` stores the new
+ * one; a refresh the token endpoint refuses with `invalid_grant` means the user revoked access.
+ */
 export class GmailConnector implements MailConnector {
-  constructor(private readonly cfg: GmailConfig, private readonly accessToken: string) {}
+  private refreshed = false;
+  constructor(private readonly cfg: GmailConfig, private creds: GmailCredentials, private readonly onRefresh: (c: GmailCredentials) => void = () => undefined) {}
+  private async refresh(): Promise<void> {
+    if (!this.creds.refresh_token || this.refreshed) throw new ReconnectError(REFUSED);
+    this.refreshed = true;
+    const res = await fetch(this.cfg.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: this.creds.refresh_token, client_id: this.cfg.clientId, client_secret: this.cfg.clientSecret }), signal: AbortSignal.timeout(15_000) });
+    const tok = (await res.json().catch(() => ({}))) as { access_token?: string; refresh_token?: string; expires_in?: number; error?: string };
+    if (res.ok && tok.access_token) {
+      this.creds = { access_token: tok.access_token, refresh_token: tok.refresh_token ?? this.creds.refresh_token, expires_at: tok.expires_in ? Date.now() + tok.expires_in * 1000 : null };
+      this.onRefresh(this.creds);
+      return;
+    }
+    if (tok.error === 'invalid_grant') throw new ReconnectError(REFUSED);
+    throw new Error(`Gmail's token endpoint answered HTTP ${res.status}${tok.error ? ` (${tok.error})` : ''}`);
+  }
   private async get(p: string): Promise<any> {
-    const res = await fetch(`${this.cfg.apiUrl.replace(/\/+$/, '')}${p}`, { headers: { authorization: `Bearer ${this.accessToken}` }, signal: AbortSignal.timeout(30_000) });
-    if (res.status === 401 || res.status === 403) throw new ReconnectError('Gmail refused the stored grant (revoked or expired); reconnect the mailbox');
-    if (!res.ok) throw new Error(`Gmail answered HTTP ${res.status}`);
-    return res.json();
+    if (this.creds.expires_at && this.creds.expires_at - Date.now() < 60_000 && this.creds.refresh_token && !this.refreshed) await this.refresh();
+    for (;;) {
+      const res = await fetch(`${this.cfg.apiUrl.replace(/\/+$/, '')}${p}`, { headers: { authorization: `Bearer ${this.creds.access_token}` }, signal: AbortSignal.timeout(30_000) });
+      if (res.status === 401) {
+        await this.refresh();
+        continue;
+      }
+      if (res.status === 403) throw new ReconnectError(REFUSED);
+      if (!res.ok) throw new Error(`Gmail answered HTTP ${res.status}`);
+      return res.json();
+    }
   }
   async search(q: SearchQuery): Promise<FoundFile[]> {
     const after = Math.floor(Date.parse(`${q.start}T00:00:00Z`) / 1000);
@@ -165,6 +196,7 @@ export class GmailConnector implements MailConnector {
     return out;
   }
   async revoke(): Promise<void> {
-    await fetch(`${this.cfg.revokeUrl}?token=${encodeURIComponent(this.accessToken)}`, { method: 'POST', signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+    // Revoking the refresh token ends the whole grant (and its access tokens).
+    await fetch(`${this.cfg.revokeUrl}?token=${encodeURIComponent(this.creds.refresh_token ?? this.creds.access_token)}`, { method: 'POST', signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
   }
 }
