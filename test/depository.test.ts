@@ -37,6 +37,8 @@ const VARIANTS: Variant[] = [
   ['demat accounts only', {}, (s) => { s.folios = []; s.nps = []; s.policies = []; }],
   ['a single account with a single holding kind', {}, (s) => { s.accounts = s.accounts.slice(0, 1); s.accounts[0].holdings = s.accounts[0].holdings.filter((h) => h.kind === 'equities'); }],
   ['three joint holders', {}, (s) => s.accounts[1].holders.push({ name: 'KABIR MEHTA', pan: 'CDEPM9012M' })],
+  ['no Devanagari overlay on the headings', { devanagari: false }],
+  ['Devanagari overlay with page breaks everywhere', { devanagari: true, pageBottom: 300 }],
 ];
 
 for (const kind of ['depository_a', 'depository_b'] as const) {

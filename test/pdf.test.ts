@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { execa } from 'execa';
 import { openPdf } from '../src/pdf/open.js';
 import { allLines } from '../src/pdf/model.js';
 import { matchHeader, splitCells } from '../src/pdf/table.js';
@@ -62,6 +63,19 @@ describe('PDF text layer on every fixture', () => {
       // Duplicated overlay dates are dropped: no line starts with the same date twice.
       expect(lines.some((l) => l.pieces.length > 1 && DATE.test(l.pieces[0].text) && l.pieces[0].text === l.pieces[1].text)).toBe(false);
     }
+  });
+
+  it('the depository_b fixture really carries Devanagari over its headings, and the model drops it', async () => {
+    // An independent extractor (poppler) sees the Hindi headings in the text layer...
+    const poppler = await execa('pdftotext', ['-upw', 'ABCPM1234K', '-layout', fixture('depository_b/nsdl-cas.pdf'), '-'], { reject: false });
+    expect(poppler.exitCode, poppler.stderr).toBe(0);
+    expect(poppler.stdout).toMatch(/[\u0900-\u097F]{3,}/);
+    expect(poppler.stdout).toContain('Equities (E)');
+    // ...and the document model keeps the English headings whole, with no Devanagari left anywhere.
+    const doc = await openPdf(fixture('depository_b/nsdl-cas.pdf'), { password: 'ABCPM1234K' });
+    const lines = allLines(doc).map((l) => l.text);
+    expect(lines.filter((t) => /[\u0900-\u097F]/.test(t))).toEqual([]);
+    for (const h of ['Your Demat Account and Mutual Fund Folios', 'NSDL Demat Account', 'Equities (E)', 'Mutual Fund Folios (F)', 'National Pension System (N)']) expect(lines).toContain(h);
   });
 
   it('drops Devanagari overlay text and duplicated overlays; keeps rotated text apart', () => {
