@@ -261,6 +261,6 @@ function loadTls(mail: { tlsKeyFile?: string; tlsCertFile?: string }): { key: Bu
   try {
     return { key: readFileSync(mail.tlsKeyFile), cert: readFileSync(mail.tlsCertFile) };
   } catch (err) {
-    throw new Error(`cannot read the SMTP TLS key or certificate: ${(err as Error).message}`);
+    throw new Error(`cannot read the SMTP TLS key or certificate: ${(err as Error).message}`, { cause: err });
   }
 }
