@@ -65,6 +65,13 @@ describe('PDF text layer on every fixture', () => {
     }
   });
 
+  it('loading pdf.js leaves the native Array push and JSON functions in place (its core-js copies are slow)', async () => {
+    await openPdf(fixture('registrar/cams-detailed-plain.pdf'));
+    for (const f of [Array.prototype.push, JSON.parse, JSON.stringify]) expect(Function.prototype.toString.call(f)).toMatch(/\[native code\]/);
+    // The additions pdf.js needs on Node 20 stay.
+    expect(typeof (Promise as unknown as { withResolvers?: unknown }).withResolvers).toBe('function');
+  });
+
   it('the depository_b fixture really carries Devanagari over its headings, and the model drops it', async () => {
     // An independent extractor (poppler) sees the Hindi headings in the text layer...
     const poppler = await execa('pdftotext', ['-upw', 'ABCPM1234K', '-layout', fixture('depository_b/nsdl-cas.pdf'), '-'], { reject: false });
