@@ -72,6 +72,19 @@ describe('PDF text layer on every fixture', () => {
     expect(typeof (Promise as unknown as { withResolvers?: unknown }).withResolvers).toBe('function');
   });
 
+  it('reads text without loading the native canvas addon; the DOMMatrix stand-in does 2-D affine maths', async () => {
+    await openPdf(fixture('registrar/cams-detailed-plain.pdf'));
+    const { createRequire } = await import('node:module');
+    const req = createRequire(import.meta.url);
+    expect(Object.keys(req.cache).filter((k) => k.includes('@napi-rs'))).toEqual([]);
+    const { Matrix2D } = await import('../src/pdf/node-env.js');
+    const m = new Matrix2D([2, 0, 0, 3, 10, 20]);
+    expect(m.transformPoint({ x: 1, y: 1 })).toMatchObject({ x: 12, y: 23 });
+    expect(m.multiply(m.inverse()).isIdentity).toBe(true);
+    expect(new Matrix2D().translate(5, 6).scale(2).transformPoint({ x: 1, y: 1 })).toMatchObject({ x: 7, y: 8 });
+    expect(() => new (globalThis as unknown as { Path2D: new () => object }).Path2D()).toThrow(/does not render/);
+  });
+
   it('the depository_b fixture really carries Devanagari over its headings, and the model drops it', async () => {
     // An independent extractor (poppler) sees the Hindi headings in the text layer...
     const poppler = await execa('pdftotext', ['-upw', 'ABCPM1234K', '-layout', fixture('depository_b/nsdl-cas.pdf'), '-'], { reject: false });

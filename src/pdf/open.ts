@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { promises as fs } from 'node:fs';
 import { DocumentError } from '../errors.js';
 import { buildLines, type RawItem } from './lines.js';
+import { withoutCanvas } from './node-env.js';
 import type { PdfDocument, Page } from './model.js';
 
 export interface OpenOptions {
@@ -51,7 +52,7 @@ async function pdfjs(): Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')
       // Load the library and its (in-process) worker module side by side; pdf.js picks up
       // globalThis.pdfjsWorker instead of importing the worker itself on the first document.
       const natives = { push: Array.prototype.push, parse: JSON.parse, stringify: JSON.stringify };
-      const [lib, worker] = await Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import(workerSrc)]);
+      const [lib, worker] = await withoutCanvas(() => Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import(workerSrc)]));
       restoreNatives(natives);
       (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
       lib.GlobalWorkerOptions.workerSrc = workerSrc;
