@@ -53,6 +53,18 @@ function wall(args: string[], runs = 5): number {
 }
 
 /** Depository statements and a contract note grown to about 20 pages. */
+/** Peak RSS of opening and parsing one file in a fresh process. */
+function peakRss(file: string): { rss_mb: number; transactions: number } {
+  const out = execFileSync('node', ['-e', `
+    import('${path.join(ROOT, 'dist/pdf/open.js')}').then(async (pdf) => {
+      const { parseDocument } = await import('${path.join(ROOT, 'dist/parsers/index.js')}');
+      const r = parseDocument(await pdf.openPdf(${JSON.stringify(file)}));
+      const n = (r.data.mutual_funds ?? []).flatMap((f) => f.schemes.flatMap((s) => s.transactions)).length;
+      console.log(JSON.stringify({ rss_mb: process.resourceUsage().maxRSS / 1024, transactions: n }));
+    });`]).toString();
+  return JSON.parse(out) as { rss_mb: number; transactions: number };
+}
+
 async function otherKinds(): Promise<[string, Buffer][]> {
   const { buildDepositoryStatement } = await import('../test/fixtures/depository-data.js');
   const { renderCdsl, renderNsdl } = await import('../test/fixtures/depository-render.js');
@@ -141,6 +153,9 @@ async function main(): Promise<void> {
   rows.push(['registrar 20p: raw pdf.js extraction', `${raw.toFixed(1)} ms`]);
   rows.push(['registrar 20p: open + model + parse', `${full.toFixed(1)} ms (${(full / s20.pages).toFixed(2)} ms/page, ${((s20.pages / full) * 1000).toFixed(0)} pages/s)`]);
   rows.push(['registrar 20p: parse / raw ratio (target <= 1.30)', `${ratio.toFixed(2)}x`]);
+  const rss20 = peakRss(f20).rss_mb;
+  (results.registrar_20p as Record<string, number>).peak_rss_mb = rss20;
+  rows.push(['registrar 20p: peak RSS', `${rss20.toFixed(0)} MB`]);
 
   // 1b. The other statement kinds, about 20 pages each.
   for (const [name, pdf] of await otherKinds()) {
@@ -153,8 +168,13 @@ async function main(): Promise<void> {
       p.push(await time(async () => parseDocument(await openPdf(bytes)), 1));
     }
     const ratioK = median(p) / median(r);
-    results[`${name}_${doc.pages.length}p`] = { pages: doc.pages.length, raw_ms: median(r), parse_ms: median(p), ratio: ratioK };
-    rows.push([`${name} ${doc.pages.length}p: parse / raw ratio (target <= 1.30)`, `${ratioK.toFixed(2)}x (${median(p).toFixed(0)} ms vs ${median(r).toFixed(0)} ms)`]);
+    const n = doc.pages.length;
+    const file = path.join(OUT, `${name}-${n}p.pdf`);
+    writeFileSync(file, pdf);
+    const rssK = peakRss(file).rss_mb;
+    results[`${name}_${n}p`] = { pages: n, raw_ms: median(r), parse_ms: median(p), ratio: ratioK, ms_per_page: median(p) / n, pages_per_s: (n / median(p)) * 1000, peak_rss_mb: rssK };
+    rows.push([`${name} ${n}p: open + model + parse`, `${median(p).toFixed(0)} ms (${(median(p) / n).toFixed(2)} ms/page, ${((n / median(p)) * 1000).toFixed(0)} pages/s), peak RSS ${rssK.toFixed(0)} MB`]);
+    rows.push([`${name} ${n}p: parse / raw ratio (target <= 1.30)`, `${ratioK.toFixed(2)}x (raw ${median(r).toFixed(0)} ms)`]);
   }
 
   // 2. Cold CLI.
@@ -221,14 +241,7 @@ async function main(): Promise<void> {
   const s100 = await statement(100);
   const f100 = path.join(OUT, 'registrar-100p.pdf');
   writeFileSync(f100, s100.pdf);
-  const rss = execFileSync('node', ['-e', `
-    import('${path.join(ROOT, 'dist/pdf/open.js')}').then(async (pdf) => {
-      const { parseDocument } = await import('${path.join(ROOT, 'dist/parsers/index.js')}');
-      const r = parseDocument(await pdf.openPdf(${JSON.stringify(f100)}));
-      const n = r.data.mutual_funds.flatMap((f) => f.schemes.flatMap((s) => s.transactions)).length;
-      console.log(JSON.stringify({ rss_mb: process.resourceUsage().maxRSS / 1024, transactions: n }));
-    });`]).toString();
-  const r100 = JSON.parse(rss) as { rss_mb: number; transactions: number };
+  const r100 = peakRss(f100);
   results.registrar_100p = { pages: s100.pages, ...r100 };
   rows.push([`registrar ${s100.pages}p (${r100.transactions} transactions): peak RSS (target < 250 MB)`, `${r100.rss_mb.toFixed(0)} MB`]);
 
