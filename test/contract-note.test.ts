@@ -5,6 +5,7 @@ import { ContractNote, type BrokerType } from '../src/schema/index.js';
 import { buildNote, toContractExpected, type NoteOptions } from './fixtures/contract-data.js';
 import { renderNote, type NoteStyle } from './fixtures/contract-render.js';
 import { cas, expectedJson, fixture, manifest } from './helpers.js';
+import { withEmbeddedFont } from './fixtures/lib/pdf.js';
 
 const BROKERS: BrokerType[] = ['broker_a', 'broker_b', 'broker_c', 'broker_d', 'unknown'];
 
@@ -39,6 +40,17 @@ for (const b of BROKERS) {
     });
   });
 }
+
+describe('contract notes in an embedded, subset TrueType font (real widths and kerning)', () => {
+  it.each(BROKERS)('%s parses the same', async (b) => {
+    const note = buildNote(b, { extraTrades: 20 });
+    const pdf = await withEmbeddedFont(() => renderNote(note, { pageBottom: 560 }));
+    expect(pdf.includes(Buffer.from('/FontFile2'))).toBe(true);
+    const { data, warnings } = parseContractNote(await openPdf(new Uint8Array(pdf)));
+    expect(data).toEqual(toContractExpected(note));
+    expect(warnings).toEqual([]);
+  });
+});
 
 describe('broker override and self-checks', () => {
   it('--broker given overrides detection for an unknown broker when the layout matches', async () => {

@@ -6,6 +6,7 @@ import { ParsedStatement } from '../src/schema/index.js';
 import { buildDepositoryStatement, toDepositoryExpected, type DStatement } from './fixtures/depository-data.js';
 import { DSTYLE, renderCdsl, renderNsdl, type DepositoryStyle } from './fixtures/depository-render.js';
 import { expectedJson, fixture, manifest } from './helpers.js';
+import { withEmbeddedFont } from './fixtures/lib/pdf.js';
 
 const PARSE = { depository_a: parseDepositoryA, depository_b: parseDepositoryB } as const;
 const RENDER = { depository_a: renderCdsl, depository_b: renderNsdl } as const;
@@ -53,6 +54,17 @@ for (const kind of ['depository_a', 'depository_b'] as const) {
     });
   });
 }
+
+describe('depository statements in an embedded, subset TrueType font (real widths and kerning)', () => {
+  it.each(['depository_a', 'depository_b'] as const)('%s parses the same', async (kind) => {
+    const st = buildDepositoryStatement(kind);
+    const pdf = await withEmbeddedFont(() => RENDER[kind](st, { ...DSTYLE, pageBottom: 420 }));
+    expect(pdf.includes(Buffer.from('/FontFile2'))).toBe(true);
+    const { data, warnings } = PARSE[kind](await openPdf(new Uint8Array(pdf)));
+    expect(data).toEqual(toDepositoryExpected(st, kind));
+    expect(warnings).toEqual([]);
+  });
+});
 
 describe('depository self-checks', () => {
   it('a holding that does not add up to the account value is reported as a warning', async () => {

@@ -5,6 +5,7 @@ import { classifyTransaction, schemeType } from '../src/parsers/common.js';
 import { ParsedStatement, TransactionType } from '../src/schema/index.js';
 import { buildRegistrarStatement, toExpected } from './fixtures/registrar-data.js';
 import { renderRegistrarDetailed, STYLE_A, STYLE_B, type RegistrarStyle } from './fixtures/registrar-render.js';
+import { withEmbeddedFont } from './fixtures/lib/pdf.js';
 import { expectedJson, fixture, manifest } from './helpers.js';
 
 describe('registrar goldens', () => {
@@ -47,6 +48,14 @@ describe('registrar robustness: one real-world trait changed at a time', () => {
     const want = structuredClone(expected);
     fix?.(want);
     expect(data).toEqual(want);
+    expect(warnings).toEqual([]);
+  });
+
+  it.each([['registrar_a', STYLE_A], ['registrar_b', STYLE_B]] as const)('%s layout in an embedded, subset TrueType font (real widths and kerning) parses the same', async (_n, style) => {
+    const pdf = await withEmbeddedFont(() => renderRegistrarDetailed(st, { ...style, pageBottom: 420 }));
+    expect(pdf.includes(Buffer.from('/FontFile2'))).toBe(true);
+    const { data, warnings } = parseRegistrar(await openPdf(new Uint8Array(pdf)));
+    expect(data).toEqual(expected);
     expect(warnings).toEqual([]);
   });
 
