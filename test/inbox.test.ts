@@ -119,7 +119,7 @@ describe('connect -> status -> cas -> disconnect -> cas through the CLI', () => 
 describe('Gmail connector on recorded API responses', () => {
   let fake: http.Server;
   let gmail: Served;
-  const state = { revoked: false, expired: false, calls: [] as string[], grants: [] as string[] };
+  const state = { revoked: false, expired: false, shortLived: false, calls: [] as string[], grants: [] as string[] };
   beforeAll(async () => {
     const b64 = (b: Buffer): string => b.toString('base64url');
     const message = (id: string, from: string, pdfName: string, attId: string, date: string) => ({ id, threadId: id, internalDate: String(Date.parse(`${date}T10:00:00Z`)), payload: { mimeType: 'multipart/mixed', headers: [{ name: 'From', value: from }, { name: 'Subject', value: 'CAS' }, { name: 'Message-ID', value: `<${id}@mail.example>` }], parts: [{ partId: '0', mimeType: 'text/plain', filename: '', body: { size: 10, data: b64(Buffer.from('statement')) } }, { partId: '1', mimeType: 'application/pdf', filename: pdfName, body: { size: 1000, attachmentId: attId } }] } });
@@ -147,7 +147,7 @@ describe('Gmail connector on recorded API responses', () => {
         if (u.pathname === '/token') {
           const p = new URLSearchParams(body);
           state.grants.push(String(p.get('grant_type')));
-          if (p.get('grant_type') === 'authorization_code') return p.get('code_verifier') ? json(200, { access_token: 'ya29.recorded', refresh_token: '1//r', expires_in: 3599, token_type: 'Bearer', scope: 'https://www.googleapis.com/auth/gmail.readonly' }) : json(400, { error: 'invalid_request' });
+          if (p.get('grant_type') === 'authorization_code') return p.get('code_verifier') ? json(200, { access_token: 'ya29.recorded', refresh_token: '1//r', expires_in: state.shortLived ? 30 : 3599, token_type: 'Bearer', scope: 'https://www.googleapis.com/auth/gmail.readonly' }) : json(400, { error: 'invalid_request' });
           // Google's answers to a refresh: a new access token (no new refresh token), or invalid_grant once revoked.
           if (p.get('grant_type') === 'refresh_token' && p.get('client_id') === 'cid') return !state.revoked && p.get('refresh_token') === '1//r' ? json(200, { access_token: 'ya29.refreshed', expires_in: 3599, token_type: 'Bearer', scope: 'https://www.googleapis.com/auth/gmail.readonly' }) : json(400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
           return json(400, { error: 'unsupported_grant_type' });
@@ -256,6 +256,28 @@ describe('Gmail connector on recorded API responses', () => {
     expect(state.grants).toEqual(['refresh_token', 'refresh_token']);
     state.revoked = false;
     state.expired = false;
+  });
+
+
+  it('an access token within a minute of its expiry is renewed before the first call', async () => {
+    state.revoked = false;
+    state.expired = false;
+    state.shortLived = true;
+    try {
+      const k = await newKey(gmail.dataDir, ['--credits', '5']);
+      const c = await post(gmail.url, '/v4/inbox/connect', { key: k, json: { provider: 'gmail', redirect_uri: 'https://app.example/done' } });
+      const toCallback = await fetch(c.body.oauth_url, { redirect: 'manual' });
+      const t = new URL((await fetch(toCallback.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!).searchParams.get('inbox_token')!;
+      state.grants.length = 0;
+      state.calls.length = 0;
+      const r = await post(gmail.url, '/v4/inbox/cas', { key: k, json: { start_date: '2026-03-01', end_date: '2026-03-31' }, headers: { 'x-inbox-token': t } });
+      expect(r.body.count).toBe(2);
+      // The refresh came first: no Gmail API call was made with the old token and refused.
+      expect(state.grants).toEqual(['refresh_token']);
+      expect(state.calls[0]).toBe('POST /token');
+    } finally {
+      state.shortLived = false;
+    }
   });
 
 });
