@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { BIN, cas, cleanEnv, fixture, ROOT } from './helpers.js';
+import { BIN, cas, cleanEnv, fixture, ROOT, tmpDir } from './helpers.js';
 import * as pty from 'node-pty';
 
 // eslint-disable-next-line no-control-regex -- matching terminal escape codes is the point
@@ -103,6 +103,25 @@ describe('cas frame', () => {
     const fromFlag = await cas(['--base-url', 'http://flag.example:3', 'config', 'get', 'base_url', '--effective'], { env: { ...env, CAS_BASE_URL: 'http://env.example:2' } });
     expect(fromFlag.stdout.trim()).toBe('http://flag.example:3');
     expect(fromFlag.stderr).toMatch(/flag/);
+  });
+
+  it('reads settings from the platform config path that conf writes (no CAS_CONFIG_DIR); a damaged file is a clear error', async () => {
+    const home = tmpDir('cas-home-');
+    const env = { ...cleanEnv(), CAS_CONFIG_DIR: undefined, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+    const set = await cas(['config', 'set', 'pan', 'abcpm1234k'], { env });
+    expect(set.exitCode, set.stderr).toBe(0);
+    const p = (await cas(['config', 'path'], { env })).stdout.trim();
+    expect(p).toBe(path.join(home, '.config', 'cas', 'config.json'));
+    // parse finds the PAN (the statement's password) through its own light reader.
+    const parsed = await cas(['parse', fixture('registrar/kfintech-detailed.pdf'), '--json'], { env });
+    expect(parsed.exitCode, parsed.stderr).toBe(0);
+    expect(JSON.parse(parsed.stdout).investor.pan).toBe('ABCPM1234K');
+    writeFileSync(p, '{"pan": "ABCPM1234K",');
+    const broken = await cas(['parse', fixture('registrar/kfintech-detailed.pdf'), '--json'], { env });
+    expect(broken.exitCode).toBe(2);
+    expect(broken.stderr).toContain(`the config file ${p} is not valid JSON; fix it or remove it`);
+    expect(broken.stderr).not.toMatch(/\n\s+at /);
+    expect(broken.stdout).toBe('');
   });
 
   it('completion scripts in completions/ are in sync with the program', async () => {

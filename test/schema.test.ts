@@ -124,3 +124,11 @@ describe('cas schema', () => {
     expect(r.stderr).toMatch(/unknown schema 'nope'/);
   });
 });
+
+describe('zod-free copies stay in sync', () => {
+  it('the --broker list of cas parse is the schema BrokerType without unknown', async () => {
+    const { BrokerType } = await import('../src/schema/index.js');
+    const { KNOWN_BROKERS } = await import('../src/cli/commands/parse.js');
+    expect([...KNOWN_BROKERS, 'unknown'].sort()).toEqual([...BrokerType.options].sort());
+  });
+});

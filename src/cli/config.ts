@@ -1,8 +1,14 @@
 /**
  * The config file (conf, mode 0600). Precedence everywhere: flag > env > config file.
- * Location: $CAS_CONFIG_DIR/config.json when set, else the platform config dir.
+ * Location: $CAS_CONFIG_DIR/config.json when set, else the platform config dir (env-paths, as
+ * conf computes it). Reading a setting is a plain JSON read: conf (and the ajv and semver it
+ * loads, about 80 ms) is imported only by the commands that write the file.
  */
-import Conf from 'conf';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import envPaths from 'env-paths';
+import type Conf from 'conf';
+import { UsageError } from '../errors.js';
 
 export const CONFIG_KEYS = {
   api_key: { secret: true, env: 'CAS_API_KEY', description: 'API key for the cas service' },
@@ -16,8 +22,35 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 
 let store: Conf<Record<string, string>> | undefined;
 
-export function configStore(env: NodeJS.ProcessEnv = process.env): Conf<Record<string, string>> {
+/** The file conf writes: the same directory rule as `configStore`. */
+export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.CAS_CONFIG_DIR || envPaths('cas', { suffix: '' }).config, 'config.json');
+}
+
+/** One setting from the config file, without loading conf; a missing file means nothing set. */
+export function readSetting(key: ConfigKey, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const file = configPath(env);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UsageError(`cannot read the config file ${file}: ${(err as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = text.trim() ? JSON.parse(text) : {};
+  } catch {
+    throw new UsageError(`the config file ${file} is not valid JSON; fix it or remove it`);
+  }
+  const v = data && typeof data === 'object' ? (data as Record<string, unknown>)[key] : undefined;
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** conf itself, for the commands that change the file. */
+export async function configStore(env: NodeJS.ProcessEnv = process.env): Promise<Conf<Record<string, string>>> {
   if (!store) {
+    const { default: Conf } = await import('conf');
     store = new Conf<Record<string, string>>({
       projectName: 'cas',
       projectSuffix: '',
@@ -42,6 +75,5 @@ export function resolveSetting(key: ConfigKey, flag: string | undefined, env: No
   if (flag) return flag;
   const envName = CONFIG_KEYS[key].env;
   if (envName && env[envName]) return env[envName];
-  const v = configStore(env).get(key);
-  return typeof v === 'string' && v !== '' ? v : undefined;
+  return readSetting(key, env);
 }

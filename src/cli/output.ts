@@ -2,11 +2,19 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import Table from 'cli-table3';
+import { createRequire } from 'node:module';
+import type TableType from 'cli-table3';
 import chalk from 'chalk';
 
 export function toJson(data: unknown, pretty: boolean): string {
   return pretty ? `${JSON.stringify(data, null, 2)}\n` : `${JSON.stringify(data)}\n`;
+}
+
+/** cli-table3 (and string-width under it) loads on the first table, not on every start: JSON runs never need it. */
+let tableClass: typeof TableType | undefined;
+function Table(): typeof TableType {
+  tableClass ??= createRequire(import.meta.url)('cli-table3') as typeof TableType;
+  return tableClass;
 }
 
 export interface TableSpec {
@@ -18,7 +26,7 @@ export interface TableSpec {
 }
 
 export function renderTable(spec: TableSpec): string {
-  const t = new Table({
+  const t = new (Table())({
     head: spec.head.map((h) => chalk.bold(h)),
     style: { head: [], border: [] },
     colAligns: spec.head.map((_, i) => (spec.numeric?.includes(i) ? 'right' : 'left')),
@@ -29,7 +37,7 @@ export function renderTable(spec: TableSpec): string {
 }
 
 export function renderKeyValues(title: string, pairs: [string, unknown][]): string {
-  const t = new Table({ style: { head: [], border: [] } });
+  const t = new (Table())({ style: { head: [], border: [] } });
   for (const [k, v] of pairs) t.push({ [chalk.bold(k)]: v === null || v === undefined ? '' : String(v) });
   return `${chalk.bold(title)}\n${t.toString()}\n`;
 }

@@ -11,7 +11,7 @@ function checkKey(key: string): asserts key is keyof typeof CONFIG_KEYS {
 
 export async function run(ctx: Context, args: unknown[], opts: Record<string, unknown>): Promise<number> {
   const sub = String(opts.__command).split(' ').pop();
-  const store = configStore(ctx.env);
+  const store = await configStore(ctx.env);
   switch (sub) {
     case 'path':
       await emit(`${store.path}\n`, ctx.opts.output);

@@ -10,13 +10,13 @@ import { z } from 'zod';
 import { AuthError, CasError, UsageError } from '../../errors.js';
 import * as S from '../../schema/index.js';
 import { clientFor } from '../client.js';
-import { configStore } from '../config.js';
+import { configStore, readSetting } from '../config.js';
 import type { Context } from '../context.js';
 import { readStdin } from '../io.js';
 import { emit, renderKeyValues, renderTable, toJson, writeFileAtomic } from '../output.js';
 
 function token(ctx: Context): string {
-  const t = ctx.env.CAS_INBOX_TOKEN || (configStore(ctx.env).get('inbox_token') as string | undefined);
+  const t = ctx.env.CAS_INBOX_TOKEN || readSetting('inbox_token', ctx.env);
   if (!t) throw new AuthError('no connected mailbox: run `cas inbox connect` first');
   return t;
 }
@@ -29,7 +29,7 @@ async function search(ctx: Context, opts: Record<string, unknown>) {
 export async function run(ctx: Context, _args: unknown[], opts: Record<string, unknown>): Promise<number> {
   const cmd = String(opts.__command).replace(/^inbox /, '');
   const client = clientFor(ctx);
-  const store = configStore(ctx.env);
+  const store = await configStore(ctx.env);
   try {
     switch (cmd) {
       case 'connect': {

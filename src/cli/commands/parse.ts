@@ -3,13 +3,15 @@ import { promises as fs } from 'node:fs';
 import chalk from 'chalk';
 import { UsageError } from '../../errors.js';
 import { resolveType, TYPE_ALIASES, type ParseOptions, type StatementKind } from '../../parsers/index.js';
-import { BrokerType, type ContractNote, type ParsedStatement } from '../../schema/index.js';
-import { configStore } from '../config.js';
+import type { BrokerType, ContractNote, ParsedStatement } from '../../schema/index.js';
+import { readSetting } from '../config.js';
 import type { Context } from '../context.js';
 import { readStdin } from '../io.js';
 import { emit, toJson } from '../output.js';
 import { defaultJobs, expandInputs, parseMany, parseOne, type FileOutcome, type PasswordPlan } from '../parse-core.js';
 import { contractNoteTables, isStatement, statementCsv, statementTables } from '../render-statement.js';
+
+export const KNOWN_BROKERS: readonly BrokerType[] = ['broker_a', 'broker_b', 'broker_c', 'broker_d'];
 
 export interface ParseFlags {
   type?: string;
@@ -34,8 +36,8 @@ async function passwordPlan(ctx: Context, flags: ParseFlags, stdinUsedForPdf: bo
   } else if (flags.password !== undefined) explicit = flags.password;
   else if (ctx.env.CAS_PDF_PASSWORD) explicit = ctx.env.CAS_PDF_PASSWORD;
   const candidates: string[] = [];
-  const pan = configStore(ctx.env).get('pan');
-  if (typeof pan === 'string' && pan) candidates.push(pan.toUpperCase());
+  const pan = readSetting('pan', ctx.env);
+  if (pan) candidates.push(pan.toUpperCase());
   return { explicit, candidates };
 }
 
@@ -47,9 +49,10 @@ function parseOpts(flags: ParseFlags): ParseOptions {
   }
   let broker: ParseOptions['broker'];
   if (flags.broker) {
-    const b = BrokerType.safeParse(flags.broker.toLowerCase());
-    if (!b.success || b.data === 'unknown') throw new UsageError(`unknown --broker '${flags.broker}'; use broker_a, broker_b, broker_c or broker_d`);
-    broker = b.data;
+    // A plain list (the schema's BrokerType without 'unknown'): validating one flag is not worth loading zod.
+    const b = flags.broker.toLowerCase();
+    if (!KNOWN_BROKERS.includes(b as BrokerType)) throw new UsageError(`unknown --broker '${flags.broker}'; use broker_a, broker_b, broker_c or broker_d`);
+    broker = b as ParseOptions['broker'];
     if (!type) type = 'contract_note';
     if (type !== 'contract_note') throw new UsageError('--broker applies only to contract notes (--type contract_note)');
   }
