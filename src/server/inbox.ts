@@ -127,6 +127,18 @@ export interface GmailCredentials { access_token: string; refresh_token: string 
 const REFUSED = 'Gmail refused the stored grant (revoked or expired); reconnect the mailbox';
 
 /**
+ * One call to Google's token endpoint (the code exchange and the refresh both use it). `creds`
+ * is the grant to store when it answered with an access token; a refresh answer carries no new
+ * refresh token, so the one we had (`keepRefresh`) is kept.
+ */
+export async function gmailToken(cfg: GmailConfig, params: Record<string, string>, keepRefresh: string | null = null): Promise<{ status: number; error?: string; creds?: GmailCredentials }> {
+  const res = await fetch(cfg.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...params, client_id: cfg.clientId, client_secret: cfg.clientSecret }), signal: AbortSignal.timeout(15_000) });
+  const tok = (await res.json().catch(() => ({}))) as { access_token?: string; refresh_token?: string; expires_in?: number; error?: string };
+  if (!res.ok || !tok.access_token) return { status: res.status, error: tok.error };
+  return { status: res.status, creds: { access_token: tok.access_token, refresh_token: tok.refresh_token ?? keepRefresh, expires_at: tok.expires_in ? Date.now() + tok.expires_in * 1000 : null } };
+}
+
+/**
  * Gmail REST API: messages.list with a q query (paginated), messages.get, attachments.get.
  * Access tokens last about an hour: one that is about to expire, or that the API refuses with
  * 401, is renewed once with the refresh token (RFC 6749 section 6) and `onRefresh` stores the new
@@ -138,15 +150,14 @@ export class GmailConnector implements MailConnector {
   private async refresh(): Promise<void> {
     if (!this.creds.refresh_token || this.refreshed) throw new ReconnectError(REFUSED);
     this.refreshed = true;
-    const res = await fetch(this.cfg.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: this.creds.refresh_token, client_id: this.cfg.clientId, client_secret: this.cfg.clientSecret }), signal: AbortSignal.timeout(15_000) });
-    const tok = (await res.json().catch(() => ({}))) as { access_token?: string; refresh_token?: string; expires_in?: number; error?: string };
-    if (res.ok && tok.access_token) {
-      this.creds = { access_token: tok.access_token, refresh_token: tok.refresh_token ?? this.creds.refresh_token, expires_at: tok.expires_in ? Date.now() + tok.expires_in * 1000 : null };
-      this.onRefresh(this.creds);
+    const r = await gmailToken(this.cfg, { grant_type: 'refresh_token', refresh_token: this.creds.refresh_token }, this.creds.refresh_token);
+    if (r.creds) {
+      this.creds = r.creds;
+      this.onRefresh(r.creds);
       return;
     }
-    if (tok.error === 'invalid_grant') throw new ReconnectError(REFUSED);
-    throw new Error(`Gmail's token endpoint answered HTTP ${res.status}${tok.error ? ` (${tok.error})` : ''}`);
+    if (r.error === 'invalid_grant') throw new ReconnectError(REFUSED);
+    throw new Error(`Gmail's token endpoint answered HTTP ${r.status}${r.error ? ` (${r.error})` : ''}`);
   }
   private async get(p: string): Promise<any> {
     if (this.creds.expires_at && this.creds.expires_at - Date.now() < 60_000 && this.creds.refresh_token && !this.refreshed) await this.refresh();

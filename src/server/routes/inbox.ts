@@ -14,7 +14,7 @@ import { stmt } from '../db.js';
 import { fail, type App } from '../context.js';
 import { baseUrl } from '../files.js';
 import { pkce } from '../locker.js';
-import { GmailConnector, ImapConnector, type GmailCredentials, imapCheck, open, ReconnectError, seal, type FoundFile, type ImapCredentials, type MailConnector } from '../inbox.js';
+import { GmailConnector, gmailToken, ImapConnector, type GmailCredentials, imapCheck, open, ReconnectError, seal, type FoundFile, type ImapCredentials, type MailConnector } from '../inbox.js';
 
 const Connect = z.object({
   redirect_uri: z.url({ protocol: /^https?$/ }).optional(),
@@ -95,13 +95,12 @@ export function inboxRoutes(f: FastifyInstance, app: App): void {
     if (q.error || !q.code) return back({ error: q.error ?? 'no code' });
     if (s.key_id === 0 && q.code === 'sandbox') return back({ inbox_token: newConnection(0, 'sandbox', 'sandbox@example.com', null) });
     try {
-      const tr = await fetch(g.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code: q.code, redirect_uri: callbackUrl(req), client_id: g.clientId, client_secret: g.clientSecret, code_verifier: s.code_verifier }), signal: AbortSignal.timeout(15_000) });
-      const tok = (await tr.json().catch(() => ({}))) as { access_token?: string; refresh_token?: string; expires_in?: number; error?: string };
-      if (!tr.ok || !tok.access_token) return back({ error: tok.error ?? `token exchange failed (HTTP ${tr.status})` });
-      const pr = await fetch(`${g.apiUrl.replace(/\/+$/, '')}/gmail/v1/users/me/profile`, { headers: { authorization: `Bearer ${tok.access_token}` }, signal: AbortSignal.timeout(15_000) });
+      const tok = await gmailToken(g, { grant_type: 'authorization_code', code: q.code, redirect_uri: callbackUrl(req), code_verifier: s.code_verifier });
+      if (!tok.creds) return back({ error: tok.error ?? `token exchange failed (HTTP ${tok.status})` });
+      const pr = await fetch(`${g.apiUrl.replace(/\/+$/, '')}/gmail/v1/users/me/profile`, { headers: { authorization: `Bearer ${tok.creds.access_token}` }, signal: AbortSignal.timeout(15_000) });
       const profile = (await pr.json().catch(() => ({}))) as { emailAddress?: string };
       if (!pr.ok || !profile.emailAddress) return back({ error: 'could not read the mailbox address' });
-      return back({ inbox_token: newConnection(s.key_id, 'gmail', profile.emailAddress, { access_token: tok.access_token, refresh_token: tok.refresh_token ?? null, expires_at: tok.expires_in ? Date.now() + tok.expires_in * 1000 : null } satisfies GmailCredentials) });
+      return back({ inbox_token: newConnection(s.key_id, 'gmail', profile.emailAddress, tok.creds) });
     } catch {
       return back({ error: 'the mail provider could not be reached' });
     }
