@@ -24,7 +24,7 @@ export interface ServerConfig {
   kyc: { provider: 'sandbox' | 'recorded' | 'none'; dir?: string; timeoutMs: number };
   locker: { url?: string; clientId: string; clientSecret: string };
   gmail: { authUrl: string; tokenUrl: string; apiUrl: string; revokeUrl: string; clientId: string; clientSecret: string };
-  mail: { smtpPort?: number; inboundDomain: string; maxMessageBytes: number; tlsKeyFile?: string; linkTtlSeconds?: number; tlsCertFile?: string; requireTls: boolean; offlineDns: boolean; webhookBackoffMs: number; webhookRetryForMs: number };
+  mail: { smtpPort?: number; inboundDomain: string; maxMessageBytes: number; tlsKeyFile?: string; tlsCertFile?: string; requireTls: boolean; linkTtlSeconds?: number; offlineDns: boolean; webhookBackoffMs: number; webhookRetryForMs: number };
 }
 
 export interface Principal {

@@ -254,10 +254,18 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
   });
 }
 
+/** What is wrong with the receiver's TLS settings, or null; `cas serve` checks it before it binds anything. */
+export function mailTlsProblem(mail: { tlsKeyFile?: string; tlsCertFile?: string; requireTls: boolean }): string | null {
+  if (Boolean(mail.tlsKeyFile) !== Boolean(mail.tlsCertFile)) return 'SMTP TLS needs both CAS_SMTP_TLS_KEY and CAS_SMTP_TLS_CERT';
+  if (mail.requireTls && !mail.tlsKeyFile) return 'CAS_SMTP_REQUIRE_TLS=1 needs CAS_SMTP_TLS_KEY and CAS_SMTP_TLS_CERT';
+  return null;
+}
+
 /** The SMTP receiver's TLS material, read once at start; a missing or unreadable file is a start-up error. */
-function loadTls(mail: { tlsKeyFile?: string; tlsCertFile?: string }): { key: Buffer; cert: Buffer } | null {
-  if (!mail.tlsKeyFile && !mail.tlsCertFile) return null;
-  if (!mail.tlsKeyFile || !mail.tlsCertFile) throw new Error('SMTP TLS needs both CAS_SMTP_TLS_KEY and CAS_SMTP_TLS_CERT');
+function loadTls(mail: { tlsKeyFile?: string; tlsCertFile?: string; requireTls: boolean }): { key: Buffer; cert: Buffer } | null {
+  const problem = mailTlsProblem(mail);
+  if (problem) throw new Error(problem);
+  if (!mail.tlsKeyFile || !mail.tlsCertFile) return null;
   try {
     return { key: readFileSync(mail.tlsKeyFile), cert: readFileSync(mail.tlsCertFile) };
   } catch (err) {

@@ -43,11 +43,11 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
       inboundDomain: process.env.CAS_INBOUND_DOMAIN || 'inbound.cas.local',
       maxMessageBytes: Number(process.env.CAS_SMTP_MAX_BYTES ?? 25 * 1024 * 1024),
       tlsKeyFile: process.env.CAS_SMTP_TLS_KEY || undefined,
+      tlsCertFile: process.env.CAS_SMTP_TLS_CERT || undefined,
+      requireTls: process.env.CAS_SMTP_REQUIRE_TLS === '1',
       // Lifetime of inbound file links: 48 h in webhooks (and lists of addresses with a callback), 30 min
       // otherwise; CAS_INBOUND_LINK_TTL_SECONDS replaces both.
       linkTtlSeconds: process.env.CAS_INBOUND_LINK_TTL_SECONDS ? Number(process.env.CAS_INBOUND_LINK_TTL_SECONDS) : undefined,
-      tlsCertFile: process.env.CAS_SMTP_TLS_CERT || undefined,
-      requireTls: process.env.CAS_SMTP_REQUIRE_TLS === '1',
       offlineDns: process.env.CAS_DNS_OFFLINE === '1',
       webhookBackoffMs: Number(process.env.CAS_WEBHOOK_BACKOFF_MS ?? 1000),
       webhookRetryForMs: Number(process.env.CAS_WEBHOOK_RETRY_FOR_MS ?? 86_400_000),

@@ -41,8 +41,8 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
       config.mail.smtpPort = p;
     }
     if (typeof opts.inboundDomain === 'string') config.mail.inboundDomain = opts.inboundDomain;
-    if (Boolean(config.mail.tlsKeyFile) !== Boolean(config.mail.tlsCertFile)) throw new UsageError('SMTP TLS needs both CAS_SMTP_TLS_KEY and CAS_SMTP_TLS_CERT');
-    if (config.mail.requireTls && !config.mail.tlsKeyFile) throw new UsageError('CAS_SMTP_REQUIRE_TLS=1 needs CAS_SMTP_TLS_KEY and CAS_SMTP_TLS_CERT');
+    const tlsProblem = (await import('../../server/inbound.js')).mailTlsProblem(config.mail);
+    if (tlsProblem) throw new UsageError(tlsProblem);
     const ttl = config.mail.linkTtlSeconds;
     if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1)) throw new UsageError('CAS_INBOUND_LINK_TTL_SECONDS takes a whole number of seconds, 1 or more');
     if (config.kyc.provider === 'recorded' && !config.kyc.dir) throw new UsageError('--kyc-provider recorded needs --kyc-dir');
