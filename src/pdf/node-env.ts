@@ -1,13 +1,22 @@
 /**
- * What pdf.js's legacy build wants from Node before it loads, for text extraction only.
+ * What pdf.js's legacy build does to Node while it loads, and how `cas` keeps it to what text
+ * extraction needs. Two things, both handled by `loadPdfjsModules`:
  *
- * On Node, pdf.mjs requires the optional native `@napi-rs/canvas` at load time just to take
- * `DOMMatrix`, `ImageData` and `Path2D` from it for rendering. `cas` never renders, and loading
- * the native addon costs a noticeable part of a cold `cas parse` (about 80 ms here), so while the
- * module loads, that one require answers a stub and the three globals get small stand-ins:
- * a real 2-D `DOMMatrix` (the part of the interface pdf.js's display layer uses) and two classes
- * that refuse to be used. Globals that already exist are left alone, and the hook is removed as
- * soon as the modules are in, so a later, explicit `require('@napi-rs/canvas')` gets the real one.
+ * 1. The legacy build bundles core-js and, on Node 20's V8, replaces three built-ins process-wide
+ *    with JavaScript polyfills: Array.prototype.push (a non-writable-length edge case), JSON.parse
+ *    (source-text access) and JSON.stringify. pdf.js needs none of those edge cases (its modern
+ *    build runs on the native ones), and the polyfills slow down every push and every JSON
+ *    document this process writes, so the native functions are put back once the modules are in.
+ *    The polyfills that only add what Node 20 lacks (Promise.withResolvers, Map#getOrInsert,
+ *    Uint8Array base64 ...) stay.
+ *
+ * 2. On Node, pdf.mjs requires the optional native `@napi-rs/canvas` at load time just to take
+ *    `DOMMatrix`, `ImageData` and `Path2D` from it for rendering. `cas` never renders, and loading
+ *    the native addon costs a noticeable part of a cold `cas parse` (about 80 ms here), so while
+ *    the modules load, that one require answers a stub and the three globals get stand-ins: a
+ *    real 2-D `DOMMatrix` (pdf.mjs builds one at load time) and two classes that refuse to be
+ *    used. Globals that already exist are left alone, and the hook is removed as soon as the
+ *    modules are in, so a later, explicit `require('@napi-rs/canvas')` gets the real one.
  */
 import Module from 'node:module';
 
@@ -86,8 +95,9 @@ function refuse(what: string): new (...args: unknown[]) => object {
 
 const CANVAS = '@napi-rs/canvas';
 
-/** Run `load` (the pdf.js imports) with the stand-ins in place; see the module comment. */
-export async function withoutCanvas<T>(load: () => Promise<T>): Promise<T> {
+/** Run `load` (the pdf.js imports) with the stand-ins in place, then put the natives back; see the module comment. */
+export async function loadPdfjsModules<T>(load: () => Promise<T>): Promise<T> {
+  const natives = { push: Array.prototype.push, parse: JSON.parse, stringify: JSON.stringify };
   const g = globalThis as Record<string, unknown>;
   if (!g.DOMMatrix) g.DOMMatrix = Matrix2D;
   if (!g.ImageData) g.ImageData = refuse('ImageData');
@@ -102,5 +112,12 @@ export async function withoutCanvas<T>(load: () => Promise<T>): Promise<T> {
     return await load();
   } finally {
     M._load = original;
+    restore(Array.prototype, 'push', natives.push);
+    restore(JSON, 'parse', natives.parse);
+    restore(JSON, 'stringify', natives.stringify);
   }
+}
+
+function restore(owner: object, name: string, native: unknown): void {
+  if ((owner as Record<string, unknown>)[name] !== native) Object.defineProperty(owner, name, { value: native, writable: true, configurable: true, enumerable: false });
 }

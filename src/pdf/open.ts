@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { promises as fs } from 'node:fs';
 import { DocumentError } from '../errors.js';
 import { buildLines, type RawItem } from './lines.js';
-import { withoutCanvas } from './node-env.js';
+import { loadPdfjsModules } from './node-env.js';
 import type { PdfDocument, Page } from './model.js';
 
 export interface OpenOptions {
@@ -28,21 +28,6 @@ const require = createRequire(import.meta.url);
 let pdfjsPromise: Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')> | undefined;
 let standardFontDataUrl: string | undefined;
 
-/**
- * The legacy build bundles core-js and, on Node 20's V8, replaces three built-ins process-wide
- * with JavaScript polyfills: Array.prototype.push (a non-writable-length edge case), JSON.parse
- * (source-text access) and JSON.stringify. pdf.js needs none of those edge cases (its modern build
- * runs on the native ones), and the polyfills slow down every push and every JSON document this
- * process writes, so the native functions are put back once the modules are loaded. The polyfills
- * that only add what Node 20 lacks (Promise.withResolvers, Map#getOrInsert, Uint8Array base64 ...)
- * stay.
- */
-function restoreNatives(n: { push: typeof Array.prototype.push; parse: typeof JSON.parse; stringify: typeof JSON.stringify }): void {
-  if (Array.prototype.push !== n.push) Object.defineProperty(Array.prototype, 'push', { value: n.push, writable: true, configurable: true, enumerable: false });
-  if (JSON.parse !== n.parse) Object.defineProperty(JSON, 'parse', { value: n.parse, writable: true, configurable: true, enumerable: false });
-  if (JSON.stringify !== n.stringify) Object.defineProperty(JSON, 'stringify', { value: n.stringify, writable: true, configurable: true, enumerable: false });
-}
-
 async function pdfjs(): Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')> {
   if (!pdfjsPromise) {
     pdfjsPromise = (async () => {
@@ -51,9 +36,7 @@ async function pdfjs(): Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')
       const workerSrc = pathToFileURL(path.join(pkgDir, 'legacy/build/pdf.worker.mjs')).href;
       // Load the library and its (in-process) worker module side by side; pdf.js picks up
       // globalThis.pdfjsWorker instead of importing the worker itself on the first document.
-      const natives = { push: Array.prototype.push, parse: JSON.parse, stringify: JSON.stringify };
-      const [lib, worker] = await withoutCanvas(() => Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import(workerSrc)]));
-      restoreNatives(natives);
+      const [lib, worker] = await loadPdfjsModules(() => Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import(workerSrc)]));
       (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
       lib.GlobalWorkerOptions.workerSrc = workerSrc;
       return lib;
