@@ -196,7 +196,10 @@ describe('parse endpoints', () => {
     const doc = (await r.json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v4/smart/parse', '/v1/credits', '/v1/token']));
-    expect(doc.components.schemas.ParsedStatement).toBeTruthy();
+    // The top-level fields of SPEC.md's Parsed statement, all required.
+    const fields = ['meta', 'investor', 'summary', 'demat_accounts', 'mutual_funds', 'insurance', 'nps'];
+    expect(doc.components.schemas.ParsedStatement).toMatchObject({ type: 'object', required: expect.arrayContaining(fields) });
+    expect(Object.keys((doc.components.schemas.ParsedStatement as { properties: object }).properties).sort()).toEqual([...fields].sort());
   });
 });
 
