@@ -32,6 +32,7 @@ function parseOptions(): Option[] {
     new Option('--csv <what>', 'write CSV instead of JSON').choices(['holdings', 'transactions']),
     new Option('--transactions', 'include transactions in table output'),
     new Option('-j, --jobs <n>', 'parallel workers for several files (default: number of cores)'),
+    new Option('--out-dir <dir>', 'write each file\'s JSON to DIR/<name>.json (atomically) instead of stdout'),
   ];
 }
 
@@ -45,6 +46,7 @@ export const COMMANDS: CommandSpec[] = [
       'cas parse statement.pdf | jq .summary.total_value',
       'cas parse --type cams --password-file pw.txt cas.pdf',
       'cas parse statements/ --csv transactions --output tx.csv',
+      'cas parse statements/ --out-dir parsed/',
       'cat cas.pdf | cas parse -',
     ],
     options: parseOptions(),

@@ -1,5 +1,6 @@
 /** `cas parse` (and the engine of `cas smart`): local parsing of one file, many files or a folder. */
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import chalk from 'chalk';
 import { UsageError } from '../../errors.js';
 import { resolveType, TYPE_ALIASES, type ParseOptions, type StatementKind } from '../../parsers/index.js';
@@ -7,7 +8,7 @@ import type { BrokerType, ContractNote, ParsedStatement } from '../../schema/ind
 import { readSetting } from '../config.js';
 import type { Context } from '../context.js';
 import { readStdin } from '../io.js';
-import { emit, toJson } from '../output.js';
+import { emit, toJson, writeFileAtomic } from '../output.js';
 import { defaultJobs, expandInputs, parseMany, parseOne, type FileOutcome, type PasswordPlan } from '../parse-core.js';
 import { contractNoteTables, isStatement, statementCsv, statementTables } from '../render-statement.js';
 
@@ -22,6 +23,7 @@ export interface ParseFlags {
   transactions?: boolean;
   jobs?: string;
   detectOnly?: boolean;
+  outDir?: string;
 }
 
 async function passwordPlan(ctx: Context, flags: ParseFlags, stdinUsedForPdf: boolean): Promise<PasswordPlan> {
@@ -78,6 +80,7 @@ async function promptForPassword(ctx: Context, o: FileOutcome, plan: PasswordPla
 export async function runParse(ctx: Context, inputs: string[], flags: ParseFlags, mode: 'parse' | 'smart'): Promise<number> {
   const opts = { ...parseOpts(flags), detectOnly: Boolean(flags.detectOnly) };
   if (flags.csv && flags.detectOnly) throw new UsageError('--csv and --detect-only cannot be combined');
+  if (flags.outDir && (flags.csv || ctx.opts.output)) throw new UsageError('--out-dir writes one JSON file per input: it cannot be combined with --csv or --output');
   const files = await expandInputs(inputs);
   if (!files.length) throw new UsageError('no PDF files found in the given folder');
   if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be given only once');
@@ -126,7 +129,9 @@ export async function runParse(ctx: Context, inputs: string[], flags: ParseFlags
     for (const w of o.result?.warnings ?? []) ctx.warn(`${label}: ${w.message}`);
   }
 
-  if (ok.length) {
+  if (ok.length && flags.outDir) {
+    await writeEach(flags.outDir, ok, Boolean(opts.detectOnly));
+  } else if (ok.length) {
     let text: string;
     if (opts.detectOnly) {
       const det = ok.map((o) => ({ file: o.file, ...o.detection }));
@@ -153,6 +158,19 @@ export async function runParse(ctx: Context, inputs: string[], flags: ParseFlags
   if (!failed.length) return 0;
   const codes = new Set(failed.map((f) => f.error?.exitCode ?? 1));
   return codes.size === 1 ? [...codes][0] : 1;
+}
+
+/** `--out-dir`: DIR/<input name>.json per parsed file, each written atomically; stdin is `stdin.json`. */
+async function writeEach(dir: string, ok: FileOutcome[], detectOnly: boolean): Promise<void> {
+  await fs.mkdir(dir, { recursive: true });
+  const used = new Set<string>();
+  for (const o of ok) {
+    let base = o.file === '-' ? 'stdin' : path.basename(o.file).replace(/\.pdf$/i, '');
+    for (let n = 2; used.has(base); n++) base = `${base.replace(/-\d+$/, '')}-${n}`;
+    used.add(base);
+    const data = detectOnly ? { file: o.file, ...o.detection } : o.result!.data;
+    await writeFileAtomic(path.join(dir, `${base}.json`), toJson(data, true));
+  }
 }
 
 export async function run(ctx: Context, args: unknown[], opts: Record<string, unknown>): Promise<number> {

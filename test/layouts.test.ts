@@ -1,0 +1,33 @@
+/**
+ * The layout property suite (issue 16): each family x renderer, LAYOUT_SEEDS seeds (default 100),
+ * each parse equal to its expected JSON in every field. A failing seed names itself and keeps its
+ * PDF under test-output/layouts/ (see test/layouts/harness.ts). More seeds, or one:
+ * `npm run test:layouts -- --seeds 1000`, `npm run test:layouts -- --family ID --renderer R --seed K`.
+ */
+import { describe, expect, it } from 'vitest';
+import { chromiumMissing, describeFailure, loadFamilies, RENDERERS, runFamily } from './layouts/harness.js';
+
+const SEEDS = Number(process.env.LAYOUT_SEEDS ?? 100);
+const families = await loadFamilies();
+const noChromium = chromiumMissing();
+
+describe('layout property suite', () => {
+  it('has a family for every statement kind and broker layout', () => {
+    const ids = families.map((f) => f.id);
+    for (const want of ['registrar-detailed', 'registrar-summary', 'depository-a', 'depository-b']) expect(ids).toContain(want);
+    expect(ids.filter((id) => id.startsWith('contract-note')).length).toBeGreaterThanOrEqual(5);
+  });
+
+  for (const family of families) {
+    for (const renderer of RENDERERS) {
+      const skip = renderer === 'chromium' && noChromium;
+      it.skipIf(Boolean(skip))(`${family.id} / ${renderer}: ${SEEDS} seeds parse to their expected JSON${skip ? ` (skipped: needs ${noChromium})` : ''}`, async () => {
+        const seeds = Array.from({ length: SEEDS }, (_, i) => i + 1);
+        const results = await runFamily(family, renderer, { seeds });
+        expect(results).toHaveLength(SEEDS);
+        const failed = results.filter((r) => !r.ok);
+        expect(failed.map(describeFailure).join('\n\n'), `${failed.length} of ${SEEDS} seeds failed`).toBe('');
+      }, 30 * 60_000);
+    }
+  }
+});
