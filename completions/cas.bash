@@ -8,8 +8,8 @@ _cas() {
   done
   case "$path" in
     "") opts="parse smart schema config fetch verify-otp mailback verify-regulator kyc locker inbound inbox credits usage token serve completion -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose" ;;
-    "parse") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs --out-dir" ;;
-    "smart") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs --out-dir --detect-only" ;;
+    "parse") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs --out-dir --debug-layout --redact" ;;
+    "smart") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs --out-dir --debug-layout --redact --detect-only" ;;
     "schema") opts="" ;;
     "config") opts="get set unset list path" ;;
     "config get") opts="--reveal --effective" ;;

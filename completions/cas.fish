@@ -19,6 +19,8 @@ complete -c cas -n '__fish_seen_subcommand_from parse' -l csv -d 'write CSV inst
 complete -c cas -n '__fish_seen_subcommand_from parse' -l transactions -d 'include transactions in table output'
 complete -c cas -n '__fish_seen_subcommand_from parse' -s j -l jobs -d 'parallel workers for several files (default: number of cores)'
 complete -c cas -n '__fish_seen_subcommand_from parse' -l out-dir -d 'write each file\'s JSON to DIR/<name>.json (atomically) instead of stdout'
+complete -c cas -n '__fish_seen_subcommand_from parse' -l debug-layout -d 'print the text lines with their positions instead of parsing (to report a layout)'
+complete -c cas -n '__fish_seen_subcommand_from parse' -l redact -d 'with --debug-layout: mask digits and words that are not statement labels'
 complete -c cas -n '__fish_seen_subcommand_from parse' -F
 complete -c cas -n 'not __fish_seen_subcommand_from parse smart schema config fetch verify-otp mailback verify-regulator kyc locker inbound inbox credits usage token serve completion' -a smart -d 'Detect the statement type, report the evidence, and parse'
 complete -c cas -n '__fish_seen_subcommand_from smart' -s t -l type -d 'statement type, skipping detection: registrar | depository_a | depository_b | contract_note (aliases: cams, kfintech, cdsl, nsdl, ...)'
@@ -29,6 +31,8 @@ complete -c cas -n '__fish_seen_subcommand_from smart' -l csv -d 'write CSV inst
 complete -c cas -n '__fish_seen_subcommand_from smart' -l transactions -d 'include transactions in table output'
 complete -c cas -n '__fish_seen_subcommand_from smart' -s j -l jobs -d 'parallel workers for several files (default: number of cores)'
 complete -c cas -n '__fish_seen_subcommand_from smart' -l out-dir -d 'write each file\'s JSON to DIR/<name>.json (atomically) instead of stdout'
+complete -c cas -n '__fish_seen_subcommand_from smart' -l debug-layout -d 'print the text lines with their positions instead of parsing (to report a layout)'
+complete -c cas -n '__fish_seen_subcommand_from smart' -l redact -d 'with --debug-layout: mask digits and words that are not statement labels'
 complete -c cas -n '__fish_seen_subcommand_from smart' -l detect-only -d 'print only the detection as JSON'
 complete -c cas -n '__fish_seen_subcommand_from smart' -F
 complete -c cas -n 'not __fish_seen_subcommand_from parse smart schema config fetch verify-otp mailback verify-regulator kyc locker inbound inbox credits usage token serve completion' -a schema -d 'Print the JSON Schema (draft 2020-12) of a resource, or list resource names'

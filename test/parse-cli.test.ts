@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import * as pty from 'node-pty';
@@ -159,6 +159,47 @@ describe('cas parse and cas smart', () => {
     expect(docs).toEqual([expectedJson('expected/registrar-detailed.json'), expectedJson('expected/registrar-detailed.json'), expectedJson('expected/registrar-summary.json')]);
     expect(r.stderr).toMatch(/c\.pdf: the PDF is damaged/);
     expect(r.stderr).toMatch(/3 of 4 files parsed; failed: .*c\.pdf \(DamagedPdf\)/);
+  });
+
+  it('--out-dir writes one JSON file per input, named after it; a bad file among them is reported, the rest written', async () => {
+    const dir = tmpDir();
+    mkdirSync(path.join(dir, 'in'));
+    copyFileSync(fixture('registrar/cams-detailed-plain.pdf'), path.join(dir, 'in', 'a.pdf'));
+    copyFileSync(fixture('bad/truncated.pdf'), path.join(dir, 'in', 'b.pdf'));
+    copyFileSync(fixture('registrar/cams-summary.pdf'), path.join(dir, 'in', 'c.pdf'));
+    const out = path.join(dir, 'out');
+    const r = await cas(['parse', path.join(dir, 'in'), '--out-dir', out, '--jobs', '2'], { env: { CAS_PDF_PASSWORD: 'ABCPM1234K' } });
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(readdirSync(out).sort()).toEqual(['a.json', 'c.json']);
+    expect(JSON.parse(readFileSync(path.join(out, 'a.json'), 'utf8'))).toEqual(expectedJson('expected/registrar-detailed.json'));
+    expect(JSON.parse(readFileSync(path.join(out, 'c.json'), 'utf8'))).toEqual(expectedJson('expected/registrar-summary.json'));
+    expect(r.stderr).toMatch(/b\.pdf: the PDF is damaged/);
+    const both = await cas(['parse', fixture('registrar/cams-detailed-plain.pdf'), '--out-dir', out, '--csv', 'holdings']);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toMatch(/--out-dir .* cannot be combined with --csv/);
+  });
+
+  it('--debug-layout prints the lines with their positions; --redact masks digits and personal words but keeps labels', async () => {
+    const f = fixture('registrar/cams-detailed-plain.pdf');
+    const plain = await cas(['parse', '--debug-layout', f]);
+    expect(plain.exitCode).toBe(0);
+    expect(plain.stdout).toMatch(/^## page 1 \(595\.3 x 841\.9 pt\), \d+ lines; rotated: CAMSCASWS/m);
+    const folio = plain.stdout.split('\n').find((l) => l.includes('Folio No:'))!;
+    expect(folio).toMatch(/^\s*[\d.]+\s+\[[\d.]+-[\d.]+\] Folio No: \d+ \/ \d+\s+\[[\d.]+-[\d.]+\] PAN: [A-Z]{5}\d{4}[A-Z]/);
+    const red = await cas(['parse', '--debug-layout', '--redact', f]);
+    expect(red.exitCode).toBe(0);
+    const expected = expectedJson('expected/registrar-detailed.json') as { investor: { name: string; pan: string } };
+    expect(red.stdout).not.toContain(expected.investor.pan);
+    expect(red.stdout).not.toContain(expected.investor.name.split(' ')[0]);
+    expect(red.stdout).toMatch(/Folio No: 9+ \/ 99/);
+    expect(red.stdout.split('\n').length).toBe(plain.stdout.split('\n').length);
+    const json = await cas(['parse', '--debug-layout', '--json', f]);
+    const dump = JSON.parse(json.stdout) as { pages: { lines: { y: number; pieces: { x0: number; x1: number; text: string }[] }[] }[] };
+    expect(dump.pages[0].lines.some((l) => l.pieces.some((p) => p.text.startsWith('Folio No:') && p.x1 > p.x0))).toBe(true);
+    const wrong = await cas(['parse', '--redact', f]);
+    expect(wrong.exitCode).toBe(2);
+    expect(wrong.stderr).toMatch(/--redact applies to --debug-layout/);
   });
 
   it('CSV output has the documented header', async () => {

@@ -33,6 +33,8 @@ function parseOptions(): Option[] {
     new Option('--transactions', 'include transactions in table output'),
     new Option('-j, --jobs <n>', 'parallel workers for several files (default: number of cores)'),
     new Option('--out-dir <dir>', 'write each file\'s JSON to DIR/<name>.json (atomically) instead of stdout'),
+    new Option('--debug-layout', 'print the text lines with their positions instead of parsing (to report a layout)'),
+    new Option('--redact', 'with --debug-layout: mask digits and words that are not statement labels'),
   ];
 }
 
@@ -47,6 +49,7 @@ export const COMMANDS: CommandSpec[] = [
       'cas parse --type cams --password-file pw.txt cas.pdf',
       'cas parse statements/ --csv transactions --output tx.csv',
       'cas parse statements/ --out-dir parsed/',
+      'cas parse --debug-layout --redact statement.pdf > layout.txt',
       'cat cas.pdf | cas parse -',
     ],
     options: parseOptions(),

@@ -1,5 +1,5 @@
 /** Positioned text items -> lines of pieces. Pure; no engine types. */
-import type { Line, TextPiece } from './model.js';
+import type { Line, TextPiece, Word } from './model.js';
 
 export interface RawItem {
   text: string;
@@ -93,7 +93,30 @@ export function buildLines(items: RawItem[], page: number): { lines: Line[]; rot
       prev = it;
     }
     const y = g.reduce((s, i) => s + i.y, 0) / g.length;
-    lines.push({ y, pieces, text: pieces.map((p) => p.text).join('  '), page });
+    lines.push({ y, pieces, words: piecesToWords(pieces), text: pieces.map((p) => p.text).join('  '), page });
   }
   return { lines, rotated };
 }
+
+/**
+ * Words with extents. Inside a piece the width is shared out by character count (pieces are
+ * short runs, so the estimate is close); a word's right edge at the piece's right end is exact,
+ * which is what right-aligned numbers need. Glyph-per-operator text was already joined into
+ * pieces, so words come out whole.
+ */
+export function piecesToWords(pieces: TextPiece[]): Word[] {
+  const out: Word[] = [];
+  for (const p of pieces) {
+    const n = p.text.length;
+    if (!n) continue;
+    const cw = (p.x1 - p.x0) / n;
+    const re = /\S+/g;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(p.text))) {
+      const end = m.index + m[0].length;
+      out.push({ text: m[0], x0: p.x0 + m.index * cw, x1: end === n ? p.x1 : p.x0 + end * cw });
+    }
+  }
+  return out;
+}
+

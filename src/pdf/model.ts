@@ -13,11 +13,23 @@ export interface TextPiece {
   size: number;
 }
 
+/** One whitespace-separated word with its horizontal extent (estimated inside its text item). */
+export interface Word {
+  text: string;
+  x0: number;
+  x1: number;
+}
+
 export interface Line {
   /** Baseline, from the top of the page. */
   y: number;
   /** Pieces in reading order; each is a run separated from the next by a visible gap. */
   pieces: TextPiece[];
+  /**
+   * The same text as words, left to right, whatever the text operators were (a cell, a line, a
+   * word or a glyph each): parsers that must not trust pieces as cells read these.
+   */
+  words: Word[];
   /** Pieces joined: one space inside a run, two spaces between pieces. */
   text: string;
   /** Page number, 1-based. */

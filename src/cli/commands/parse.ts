@@ -9,7 +9,8 @@ import { readSetting } from '../config.js';
 import type { Context } from '../context.js';
 import { readStdin } from '../io.js';
 import { emit, toJson, writeFileAtomic } from '../output.js';
-import { defaultJobs, expandInputs, parseMany, parseOne, type FileOutcome, type PasswordPlan } from '../parse-core.js';
+import { readSource } from '../../pdf/open.js';
+import { defaultJobs, expandInputs, openWithPasswords, parseMany, parseOne, type FileOutcome, type PasswordPlan } from '../parse-core.js';
 import { contractNoteTables, isStatement, statementCsv, statementTables } from '../render-statement.js';
 
 export const KNOWN_BROKERS: readonly BrokerType[] = ['broker_a', 'broker_b', 'broker_c', 'broker_d'];
@@ -24,6 +25,8 @@ export interface ParseFlags {
   jobs?: string;
   detectOnly?: boolean;
   outDir?: string;
+  debugLayout?: boolean;
+  redact?: boolean;
 }
 
 async function passwordPlan(ctx: Context, flags: ParseFlags, stdinUsedForPdf: boolean): Promise<PasswordPlan> {
@@ -86,6 +89,8 @@ export async function runParse(ctx: Context, inputs: string[], flags: ParseFlags
   if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be given only once');
   const stdinBytes = files.includes('-') ? new Uint8Array(await readStdin()) : undefined;
   const plan = await passwordPlan(ctx, flags, Boolean(stdinBytes));
+  if (flags.redact && !flags.debugLayout) throw new UsageError('--redact applies to --debug-layout');
+  if (flags.debugLayout) return debugLayout(ctx, files, plan, Boolean(flags.redact), stdinBytes);
   const jobs = flags.jobs ? Number(flags.jobs) : defaultJobs();
   if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError('--jobs takes a whole number of 1 or more');
 
@@ -158,6 +163,19 @@ export async function runParse(ctx: Context, inputs: string[], flags: ParseFlags
   if (!failed.length) return 0;
   const codes = new Set(failed.map((f) => f.error?.exitCode ?? 1));
   return codes.size === 1 ? [...codes][0] : 1;
+}
+
+/** `--debug-layout`: the text lines with positions (JSON with --json or off a terminal as JSON lines, else text). */
+async function debugLayout(ctx: Context, files: string[], plan: PasswordPlan, redact: boolean, stdinBytes?: Uint8Array): Promise<number> {
+  const { layoutDump, layoutText } = await import('../../pdf/debug.js');
+  const parts: string[] = [];
+  for (const f of files) {
+    const bytes = f === '-' && stdinBytes ? stdinBytes : await readSource(f);
+    const dump = layoutDump(await openWithPasswords(bytes, plan), f === '-' ? 'stdin' : f, redact);
+    parts.push(ctx.opts.json ? toJson(dump, files.length === 1) : layoutText(dump));
+  }
+  await emit(parts.join(''), ctx.opts.output);
+  return 0;
 }
 
 /** `--out-dir`: DIR/<input name>.json per parsed file, each written atomically; stdin is `stdin.json`. */
