@@ -141,8 +141,8 @@ describe('typed errors', () => {
     expect(Date.now() - t0).toBeLessThan(10_000);
   });
 
-  it('scanned files say that scanned statements are not supported', async () => {
-    await expect(openPdf(fixture('bad/image-only.pdf'))).rejects.toThrow(/scanned statements are not supported/);
+  it('scanned files say that the PDF has no text layer', async () => {
+    await expect(openPdf(fixture('bad/image-only.pdf'))).rejects.toThrow(/no text layer/);
   });
 
   it('limits pages and bytes (TooLarge)', async () => {

@@ -3,7 +3,7 @@ import { DocumentError } from '../errors.js';
 import type { PdfDocument } from '../pdf/model.js';
 import type { BrokerType, ContractNote, ParsedStatement } from '../schema/index.js';
 import type { ParseResult } from './common.js';
-import { detect, type Detection, type StatementKind } from './detect/index.js';
+import { detect, reprintHint, type Detection, type StatementKind } from './detect/index.js';
 import { parseRegistrar } from './registrar/index.js';
 import { parseDepositoryA } from './depository-a/index.js';
 import { parseDepositoryB } from './depository-b/index.js';
@@ -31,7 +31,7 @@ export function parseDocument(doc: PdfDocument, opts: ParseOptions = {}): AnyRes
   try {
     detection = detect(doc);
   } catch (err) {
-    if (!opts.type) throw err;
+    if (!opts.type) throw withHint(err, doc);
     detection = { type: opts.type, issuer: opts.type, form: null, broker: opts.broker ?? null, evidence: ['--type given'] };
   }
   if (opts.type && opts.type !== detection.type && detection.evidence[0] !== '--type given') {
@@ -40,5 +40,16 @@ export function parseDocument(doc: PdfDocument, opts: ParseOptions = {}): AnyRes
   const kind = opts.type ?? detection.type;
   const parser = PARSERS[kind];
   if (!parser) throw new DocumentError('UnsupportedDocument', `recognised a ${kind} document, but its parser is not available in this version`);
-  return { ...parser(doc, opts), detection };
+  try {
+    return { ...parser(doc, opts), detection };
+  } catch (err) {
+    throw withHint(err, doc);
+  }
+}
+
+/** A parse error of a re-saved copy says so (the producer alone never refuses a file). */
+function withHint(err: unknown, doc: PdfDocument): unknown {
+  const hint = reprintHint(doc);
+  if (hint && err instanceof DocumentError && !err.message.includes(hint)) err.message += hint;
+  return err;
 }

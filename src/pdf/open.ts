@@ -141,7 +141,7 @@ async function extract(task: { promise: Promise<any> }, maxPages: number): Promi
     page.cleanup();
   }
   if (chars === 0) {
-    throw new DocumentError('NoTextLayer', 'the PDF has no text layer (a scanned or image-only file); scanned statements are not supported, use the original PDF from the issuer');
+    throw new DocumentError('NoTextLayer', 'the PDF has no text layer (a scanned or image-only file, or a copy printed to PDF as images); there is no text to read: use the original PDF from the issuer');
   }
   return {
     pages,

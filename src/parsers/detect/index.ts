@@ -27,7 +27,19 @@ const BROKERS: { type: BrokerType; re: RegExp; label: string }[] = [
   { type: 'broker_d', re: /ICICI\s+Securities|ICICI\s*direct/i, label: 'ICICI Securities' },
 ];
 
-const REPRINT = /Microsoft:\s*Print To PDF|Skia\/PDF|Quartz PDFContext|Print to PDF|CamScanner/i;
+/**
+ * Producers of tools that re-save or re-print a PDF. A producer proves nothing on its own: brokers'
+ * own notes say `Skia/PDF ...; modified using iText`, and investors remove a password by saving again
+ * in macOS Preview or Chrome, which keeps the text layer. Such a file is parsed like any other; the
+ * producer is only mentioned when parsing fails (`reprintHint`).
+ */
+const REPRINT = /Microsoft:\s*Print To PDF|Skia\/PDF|Quartz PDFContext|Print to PDF|CamScanner|PDFium/i;
+
+/** ` (the PDF was re-saved by '<producer>'; if parsing fails, try the original file from the issuer)`, or ''. */
+export function reprintHint(doc: PdfDocument): string {
+  const p = doc.metadata.producer;
+  return p && REPRINT.test(p) ? ` (this copy was re-saved or re-printed by '${p}'; if the original from the issuer parses, the copy lost part of its layout)` : '';
+}
 
 export function detect(doc: PdfDocument): Detection {
   const text = headText(doc, 2);
@@ -35,9 +47,7 @@ export function detect(doc: PdfDocument): Detection {
   const meta = [md.producer, md.creator, md.title].filter(Boolean).join(' | ');
   const evidence: string[] = [];
   const found = (type: StatementKind, issuer: string, form: Detection['form'] = null, broker: BrokerType | null = null): Detection => {
-    if (md.producer && REPRINT.test(md.producer)) {
-      throw new DocumentError('UnsupportedDocument', `this looks like a ${issuer} statement re-printed through '${md.producer}'; re-printed or re-rendered statements are not supported, use the original PDF from the issuer`);
-    }
+    if (md.producer && REPRINT.test(md.producer)) evidence.push(`re-saved by "${md.producer}"`);
     return { type, issuer, form, broker, evidence };
   };
 
