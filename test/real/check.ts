@@ -3,7 +3,8 @@
  * never committed (issue 24). Parses every PDF under DIR with the built `cas`, one line per file
  * and totals by kind. Not part of CI.
  *
- * Passwords: DIR/passwords.txt, lines `FILE<TAB>PASSWORD` (FILE relative to DIR or a bare name;
+ * Passwords: passwords.txt in DIR or up to two folders above it, lines `FILE<TAB>PASSWORD` (FILE relative to
+ * that folder or a bare name;
  * `*` for every other file), else CAS_PDF_PASSWORD.
  * Registrar and depository results are compared with the reference parser (casparser) when it is
  * built (default ~/.cache/cas-peer, see ../shared/peer/README.md): its check.py runs on a manifest
@@ -39,16 +40,24 @@ function pdfsUnder(dir: string): string[] {
   return out.sort();
 }
 
+/** passwords.txt in DIR or one of its two parents (keys relative to the folder that holds it, or bare names). */
 function passwords(dir: string): (file: string) => string | undefined {
   const map = new Map<string, string>();
-  const f = path.join(dir, 'passwords.txt');
+  let base = dir;
+  for (let up = 0, d = dir; up < 3; up++, d = path.dirname(d)) {
+    if (existsSync(path.join(d, 'passwords.txt'))) {
+      base = d;
+      break;
+    }
+  }
+  const f = path.join(base, 'passwords.txt');
   if (existsSync(f)) {
     for (const line of readFileSync(f, 'utf8').split(/\r?\n/)) {
       const m = /^(\S+)\s+(\S.*?)\s*$/.exec(line);
       if (m && !line.startsWith('#')) map.set(m[1], m[2]);
     }
   }
-  return (file) => map.get(path.relative(dir, file)) ?? map.get(path.basename(file)) ?? map.get('*') ?? process.env.CAS_PDF_PASSWORD;
+  return (file) => map.get(path.relative(base, file)) ?? map.get(path.basename(file)) ?? map.get('*') ?? process.env.CAS_PDF_PASSWORD;
 }
 
 const KIND: Record<string, string> = { REGISTRAR_A_REGISTRAR_B: 'registrar', DEPOSITORY_A: 'depository_a', DEPOSITORY_B: 'depository_b' };
