@@ -306,3 +306,70 @@ describe('CLI account commands against the real server', () => {
     expect(down.stderr).toMatch(/unreachable .* after 3 attempts/);
   });
 });
+
+/** What generated SDKs of the hosted API send (issue 25, points 1-3). */
+describe('generated-SDK protocol', () => {
+  const bare = async (method: string, path: string, secret: string): Promise<{ status: number; body: any }> => {
+    // A generated client sends the JSON content type and no body on calls without parameters.
+    const res = await fetch(`${srv.url}${path}`, { method, headers: { 'x-api-key': secret, 'content-type': 'application/json' } });
+    return { status: res.status, body: await res.json() };
+  };
+
+  it('an empty JSON body is an empty object on every bodiless call', async () => {
+    const k = await newKey(srv.dataDir, ['--credits', '5']);
+    const c = await bare('POST', '/v1/credits', k);
+    expect(c.status).toBe(200);
+    expect(c.body).toMatchObject({ status: 'success', remaining: 5 });
+    // No mailbox is connected: the answer is the documented reconnect body, not a malformed-body 400.
+    const st = await bare('POST', '/v4/inbox/status', k);
+    expect(st.status).toBe(401);
+    expect(st.body.status).toBe('error');
+    expect(JSON.stringify(st.body)).not.toMatch(/malformed/);
+    const created = await post(srv.url, '/v4/inbound-email', { key: k, json: {} });
+    expect(created.status).toBe(201);
+    const del = await bare('DELETE', `/v4/inbound-email/${created.body.inbound_email_id}`, k);
+    expect(del.status).toBe(200);
+    // Whitespace only is still empty; a broken body is still refused.
+    const ws = await fetch(`${srv.url}/v1/credits`, { method: 'POST', headers: { 'x-api-key': k, 'content-type': 'application/json' }, body: ' \n ' });
+    expect(ws.status).toBe(200);
+    const broken = await fetch(`${srv.url}/v1/credits`, { method: 'POST', headers: { 'x-api-key': k, 'content-type': 'application/json' }, body: '{"a":' });
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toEqual({ status: 'failed', msg: 'malformed JSON body' });
+  });
+
+  it('usage windows accept RFC 3339 offsets and dates alone, compared as instants', async () => {
+    const k = await newKey(srv.dataDir, ['--credits', '5']);
+    await post(srv.url, '/v1/credits', { key: k, json: {} });
+    const now = new Date();
+    const ist = (d: Date): string => new Date(d.getTime() + 5.5 * 3600_000).toISOString().replace(/\.\d+Z$/, '+05:30');
+    const utc = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, '+00:00');
+    const hourAgo = new Date(now.getTime() - 3600_000);
+    const inHour = new Date(now.getTime() + 3600_000);
+    for (const [from, to] of [[utc(hourAgo), utc(inHour)], [ist(hourAgo), ist(inHour)], [hourAgo.toISOString().slice(0, 10), inHour.toISOString().slice(0, 10)]]) {
+      const u = await post(srv.url, '/v1/usage', { key: k, json: { start_time: from, end_time: to } });
+      expect(u.status, `${from} .. ${to}`).toBe(200);
+      expect(u.body.count, `${from} .. ${to}`).toBeGreaterThanOrEqual(1);
+      const s = await post(srv.url, '/v1/usage/summary', { key: k, json: { start_time: from, end_time: to } });
+      expect(s.status).toBe(200);
+      expect(s.body.summary.total_requests).toBeGreaterThanOrEqual(1);
+    }
+    // A window in the past, written in +05:30, finds nothing: the offset is honoured, not dropped.
+    const past = await post(srv.url, '/v1/usage', { key: k, json: { start_time: ist(new Date(now.getTime() - 7200_000)), end_time: ist(new Date(now.getTime() - 3 * 3600_000 + 1800_000)) } });
+    expect(past.body.count).toBe(0);
+    expect((await post(srv.url, '/v1/usage', { key: k, json: { start_time: 'yesterday' } })).status).toBe(400);
+  });
+
+  it('/v1/token/verify checks the access token sent in x-api-key, with no body', async () => {
+    const k = await newKey(srv.dataDir, ['--credits', '5']);
+    const t = (await post(srv.url, '/v1/token', { key: k, json: { expiry_minutes: 5 } })).body.access_token as string;
+    const v = await bare('POST', '/v1/token/verify', t);
+    expect(v.status).toBe(200);
+    expect(v.body).toMatchObject({ status: 'success', valid: true, error: null });
+    expect(v.body.masked_api_key).toMatch(/^cas_live_\*+$/);
+    const forged = await bare('POST', '/v1/token/verify', 'at_forged');
+    expect(forged.body).toMatchObject({ status: 'success', valid: false, error: 'unknown token' });
+    // The body form still works, and a token still cannot create tokens.
+    expect((await post(srv.url, '/v1/token/verify', { key: k, json: { access_token: t } })).body.valid).toBe(true);
+    expect((await post(srv.url, '/v1/token', { key: t, json: {} })).status).toBe(403);
+  });
+});

@@ -43,6 +43,18 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
   const { db, config } = app;
   const f = Fastify({ logger: false, bodyLimit: Math.ceil(config.maxUploadBytes * 1.4) + 4096, genReqId: () => newRequestId(), return503OnClosing: true, forceCloseConnections: false });
   await f.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: 1, fields: 10 } });
+  // Generated SDKs send `Content-Type: application/json` with no body on every call that takes no
+  // parameters: an empty (or all-whitespace) JSON body is an empty object, not a malformed one.
+  f.removeContentTypeParser('application/json');
+  f.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (!text.trim()) return done(null, {});
+    try {
+      done(null, JSON.parse(text) as unknown);
+    } catch {
+      done(Object.assign(new SyntaxError('malformed JSON body'), { statusCode: 400 }), undefined);
+    }
+  });
   const limiter = new RateLimiter();
 
   f.addHook('onRequest', async (req, reply) => {
@@ -61,6 +73,11 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
     let principal: Principal;
     if (secret === config.sandboxKey) {
       principal = { sandbox: true, viaToken: false, key: null, keyId: 0 };
+    } else if (secret.startsWith('at_') && meta.tokenSelfCheck) {
+      // The hosted API's bodiless token check sends the token itself in x-api-key; the handler
+      // answers valid/invalid for it (an expired or unknown token is an answer, not a 401).
+      req.cas.selfToken = secret;
+      return;
     } else if (secret.startsWith('at_')) {
       const t = findAccessToken(db, secret);
       if (meta.tokenDetail) return reply.code(403).send({ detail: 'access tokens cannot read usage logs; call this endpoint with the API key' });

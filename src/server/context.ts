@@ -41,6 +41,8 @@ export interface RouteMeta {
   auth: 'key' | 'v4' | 'none';
   /** Answer access tokens with `{detail}` (the usage logs endpoint). */
   tokenDetail?: boolean;
+  /** An access token in x-api-key is the token to check (the hosted API's bodiless `/v1/token/verify`). */
+  tokenSelfCheck?: boolean;
   billable?: boolean;
 }
 
@@ -52,6 +54,8 @@ export interface RequestState {
   always: boolean;
   /** Billable outcome, decided by the handler (defaults to any 2xx). */
   success?: boolean;
+  /** The access token sent in x-api-key to a `tokenSelfCheck` route (no principal is set then). */
+  selfToken?: string;
 }
 
 export interface App {

@@ -6,7 +6,22 @@ import { PRICES } from '../billing.js';
 import { fail, type App } from '../context.js';
 import { createAccessToken, findAccessToken, maskKey } from '../keys.js';
 
-const UsageBody = z.object({ start_time: z.iso.datetime().optional(), end_time: z.iso.datetime().optional(), limit: z.number().int().min(1).max(1000).optional() }).strict();
+/**
+ * A point in time as clients send it: RFC 3339 with `Z` or any offset (`+00:00`, `+05:30`, what
+ * Python's and most SDKs' serialisers write), optionally without seconds' fraction, or a date alone.
+ * Kept as written; `bound` turns it into the UTC instant the usage log is compared with.
+ */
+const When = z.union([z.iso.datetime({ offset: true, local: true }), z.iso.date()]);
+const UsageBody = z.object({ start_time: When.optional(), end_time: When.optional(), limit: z.number().int().min(1).max(1000).optional() }).strict();
+
+/** UTC ISO instant of a usage bound; a date alone is the start (or, as an end, the last moment) of that UTC day. */
+function bound(v: string | undefined, edge: 'start' | 'end'): string {
+  if (v === undefined) return edge === 'start' ? '0000' : '9999';
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return `${v}T${edge === 'start' ? '00:00:00.000' : '23:59:59.999'}Z`;
+  // No offset at all (local time): taken as UTC, the service's clock.
+  const withZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(v) ? v : `${v}Z`;
+  return new Date(withZone).toISOString();
+}
 const TokenBody = z.object({ expiry_minutes: z.number().int().min(1).max(60).optional() }).strict();
 const VerifyBody = z.object({ access_token: z.string().optional(), token: z.string().optional() });
 
@@ -28,7 +43,7 @@ export function accountRoutes(f: FastifyInstance, { db }: App): void {
   };
   for (const url of ['/v1/credits', '/credits']) f.post(url, { config: { meta: { feature: 'credits', auth: 'key' } } }, credits);
 
-  const window = (body: z.infer<typeof UsageBody>) => [body.start_time ?? '0000', body.end_time ?? '9999'];
+  const window = (body: z.infer<typeof UsageBody>) => [bound(body.start_time, 'start'), bound(body.end_time, 'end')];
   const usage = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     const parsed = UsageBody.safeParse(req.body ?? {});
     if (!parsed.success) return fail(reply, 400, issue(parsed.error));
@@ -58,13 +73,16 @@ export function accountRoutes(f: FastifyInstance, { db }: App): void {
   for (const url of ['/v1/token', '/v1/access-token']) f.post(url, { config: { meta: { feature: 'token', auth: 'key' } } }, token);
 
   const verify = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+    // Two forms: the hosted API's bodiless call with the token itself in x-api-key, and the API key
+    // in x-api-key with the token to check in the body.
+    const self = req.cas.selfToken;
     const parsed = VerifyBody.safeParse(req.body ?? {});
-    const t = parsed.success ? parsed.data.access_token ?? parsed.data.token : undefined;
-    if (!t) return fail(reply, 400, 'give the token to check in access_token');
+    const t = self ?? (parsed.success ? parsed.data.access_token ?? parsed.data.token : undefined);
+    if (!t) return fail(reply, 400, 'give the token to check in access_token, or send the access token itself in x-api-key');
     const found = findAccessToken(db, t);
-    if (!found || found.keyId !== req.cas.principal!.keyId) return { status: 'success', valid: false, masked_api_key: null, error: 'unknown token' };
+    if (!found || (!self && found.keyId !== req.cas.principal!.keyId) || (self && found.keyId && (!found.key || found.key.revoked_at))) return { status: 'success', valid: false, masked_api_key: null, error: 'unknown token' };
     if (found.expired) return { status: 'success', valid: false, masked_api_key: found.key ? maskKey(found.key.prefix) : 'sandbox', error: 'token expired' };
     return { status: 'success', valid: true, masked_api_key: found.key ? maskKey(found.key.prefix) : 'sandbox', error: null };
   };
-  for (const url of ['/v1/token/verify', '/v1/verify-token']) f.post(url, { config: { meta: { feature: 'token', auth: 'key' } } }, verify);
+  for (const url of ['/v1/token/verify', '/v1/verify-token']) f.post(url, { config: { meta: { feature: 'token', auth: 'key', tokenSelfCheck: true } } }, verify);
 }
