@@ -185,3 +185,60 @@ describe('number and date helpers', () => {
     expect(healIsins('Flexi Cap - Growth')).toBe('Flexi Cap - Growth');
   });
 });
+
+describe('line building on what other report engines draw', () => {
+  const item = (text: string, x: number, y: number, width: number) => ({ text, x, y, width, size: 7, rotated: false });
+
+  it('a run printed over another one, a point or two off its baseline, is a line of its own', () => {
+    // A registrar engine prints a bare date 1.9 pt above the closing-balance label, over it.
+    const { lines } = buildLines([
+      item('10-Jul-2020', 17, 191, 39.6),
+      item('NAV on 20-Nov-2022 : INR 12.3456', 211.8, 192.9, 108),
+      item('Closing Unit Balance: 4,347.941', 12.5, 192.9, 97.4),
+      item('Valuation on 20-Nov-2022 : INR 5,36,781.20', 454.8, 192.9, 136.6),
+    ], 1);
+    expect(lines.map((l) => l.text)).toEqual(['10-Jul-2020', 'Closing Unit Balance: 4,347.941  NAV on 20-Nov-2022 : INR 12.3456  Valuation on 20-Nov-2022 : INR 5,36,781.20']);
+  });
+
+  it('runs side by side a little off one baseline stay one line, and a fake-bold overlay is dropped', () => {
+    const { lines } = buildLines([item('08-Apr-2024', 20, 300, 38), item('Purchase', 80, 301.2, 30), item('5,000.00', 300, 300.4, 30), item('08-Apr-2024', 20.4, 300.3, 38)], 1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0].pieces.map((p) => p.text)).toEqual(['08-Apr-2024', 'Purchase', '5,000.00']);
+  });
+
+  it('italic drawn with a sheared text matrix is body text, and a page stored turned (/Rotate 90) reads across', async () => {
+    const PDFDocument = (await import('pdfkit')).default;
+    const make = (draw: (d: InstanceType<typeof PDFDocument>) => void, layout: 'portrait' | 'landscape' = 'portrait'): Promise<Buffer> => new Promise((resolve) => {
+      const d = new PDFDocument({ size: 'A4', layout, compress: false });
+      const chunks: Buffer[] = [];
+      d.on('data', (c: Buffer) => chunks.push(c));
+      d.on('end', () => resolve(Buffer.concat(chunks)));
+      draw(d);
+      d.end();
+    });
+    const italic = await make((d) => {
+      d.font('Helvetica').fontSize(8).text('08-Apr-2024', 30, 100, { lineBreak: false });
+      d.text('*** Stamp Duty ***', 90, 100, { oblique: true, lineBreak: false });
+      d.text('1.64', 300, 100, { lineBreak: false });
+    });
+    const dir = (await import('node:os')).tmpdir();
+    const f1 = `${dir}/cas-italic-${process.pid}.pdf`;
+    (await import('node:fs')).writeFileSync(f1, italic);
+    const doc = await openPdf(f1);
+    expect(doc.pages[0].rotated).toEqual([]);
+    expect(doc.pages[0].lines[0].pieces.map((p) => p.text)).toEqual(['08-Apr-2024', '*** Stamp Duty ***', '1.64']);
+
+    // Text drawn turned by -90 degrees on a portrait page whose /Rotate is 90: shown as a
+    // landscape page that reads left to right.
+    const turned = await make((d) => {
+      d.rotate(-90, { origin: [0, 0] }).translate(-842, 0);
+      d.font('Helvetica').fontSize(9).text('Contract Note', 40, 40, { lineBreak: false });
+      d.text('Trade Date 02-jan-2024', 40, 60, { lineBreak: false });
+    });
+    const f2 = `${dir}/cas-turned-${process.pid}.pdf`;
+    (await import('node:fs')).writeFileSync(f2, turned.toString('latin1').replace('/Type /Page\n', '/Type /Page\n/Rotate 90\n'), 'latin1');
+    const page = (await openPdf(f2)).pages[0];
+    expect(page.width).toBeGreaterThan(page.height);
+    expect(page.lines.map((l) => l.text)).toEqual(['Contract Note', 'Trade Date 02-jan-2024']);
+  });
+});

@@ -53,7 +53,7 @@ export function buildLines(items: RawItem[], page: number): { lines: Line[]; rot
   body.sort((a, b) => a.y - b.y || a.x - b.x);
 
   // Baseline clustering: an item joins the current line when its baseline is within tolerance.
-  const groups: RawItem[][] = [];
+  const clusters: RawItem[][] = [];
   let current: RawItem[] = [];
   let baseY = -Infinity;
   for (const it of body) {
@@ -61,12 +61,13 @@ export function buildLines(items: RawItem[], page: number): { lines: Line[]; rot
     if (current.length && Math.abs(it.y - baseY) <= tol) {
       current.push(it);
     } else {
-      if (current.length) groups.push(current);
+      if (current.length) clusters.push(current);
       current = [it];
       baseY = it.y;
     }
   }
-  if (current.length) groups.push(current);
+  if (current.length) clusters.push(current);
+  const groups = clusters.flatMap(splitOverprints);
 
   const lines: Line[] = [];
   for (const g of groups) {
@@ -96,6 +97,61 @@ export function buildLines(items: RawItem[], page: number): { lines: Line[]; rot
     lines.push({ y, pieces, words: piecesToWords(pieces), text: pieces.map((p) => p.text).join('  '), page });
   }
   return { lines, rotated };
+}
+
+/**
+ * Two runs cannot share a line where they overprint each other: a report engine that prints a
+ * second text a point or two off the baseline, over the first (a bare date over a closing-balance
+ * label), drew another line, and gluing them would run `4,347.941` into `10-Jul-2020`. A cluster
+ * with such a collision is cut into baseline bands (0.6 pt), and the nearest bands are merged back
+ * while they do not collide, so each run stays with the text on its own baseline.
+ */
+function splitOverprints(cluster: RawItem[]): RawItem[][] {
+  if (cluster.length < 2 || !hasCollision(cluster)) return [cluster];
+  const bands: RawItem[][] = [];
+  for (const it of [...cluster].sort((a, b) => a.y - b.y)) {
+    const last = bands[bands.length - 1];
+    if (last && it.y - last[0].y <= 0.6) last.push(it);
+    else bands.push([it]);
+  }
+  for (;;) {
+    let best = -1;
+    let bestGap = Infinity;
+    for (let i = 0; i + 1 < bands.length; i++) {
+      const gap = bands[i + 1][0].y - bands[i][0].y;
+      if (gap < bestGap && !hasCollision([...bands[i], ...bands[i + 1]])) {
+        best = i;
+        bestGap = gap;
+      }
+    }
+    if (best < 0) break;
+    bands.splice(best, 2, [...bands[best], ...bands[best + 1]]);
+  }
+  return bands;
+}
+
+/** Any two runs of the list overprint each other (sweep by x: only overlapping neighbours are compared). */
+function hasCollision(items: RawItem[]): boolean {
+  const byX = [...items].sort((a, b) => a.x - b.x);
+  for (let i = 0; i < byX.length; i++) {
+    for (let j = i + 1; j < byX.length && byX[j].x < byX[i].x + byX[i].width; j++) {
+      if (collides(byX[i], byX[j])) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Two runs overprint each other: they overlap horizontally by more than half of the narrower one
+ * and are not the same text at (almost) the same place (a fake-bold overlay, dropped later).
+ */
+function collides(a: RawItem, b: RawItem): boolean {
+  if (a.text === b.text && Math.abs(a.x - b.x) < 1.5 && Math.abs(a.y - b.y) < 1.5) return false;
+  const wa = a.width;
+  const wb = b.width;
+  if (wa <= 0 || wb <= 0) return false;
+  const overlap = Math.min(a.x + wa, b.x + wb) - Math.max(a.x, b.x);
+  return overlap > 0.5 * Math.min(wa, wb);
 }
 
 /**

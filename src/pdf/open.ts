@@ -129,11 +129,25 @@ async function extract(task: { promise: Promise<any> }, maxPages: number): Promi
     const vp = page.getViewport({ scale: 1 });
     const content = await page.getTextContent({ disableNormalization: false });
     const items: RawItem[] = [];
+    // Text matrices are in PDF user space; the viewport maps them to the page as shown (page
+    // /Rotate, a crop box not at the origin, y from the top). Orientation and positions are read
+    // in that shown space, so a landscape note stored as a rotated portrait page reads normally.
+    const [va, vb, vc, vd, ve, vf] = vp.transform as number[];
     for (const it of content.items as { str?: string; transform: number[]; width: number; height: number }[]) {
       if (typeof it.str !== 'string' || !it.str) continue;
-      const [a, b, c, d, e, f] = it.transform;
-      const size = Math.hypot(c, d) || it.height || 10;
-      items.push({ text: it.str, x: e, y: vp.height - f, width: it.width, size, rotated: Math.abs(b) > 1e-3 || Math.abs(c) > 1e-3 || a < 0 });
+      const [ta, tb, tc, td, te, tf] = it.transform;
+      const a = va * ta + vc * tb;
+      const b = vb * ta + vd * tb;
+      const c = va * tc + vc * td;
+      const d = vb * tc + vd * td;
+      const e = va * te + vc * tf + ve;
+      const f = vb * te + vd * tf + vf;
+      const run = Math.hypot(a, b);
+      // Height perpendicular to the baseline: italic made by shearing the matrix (c != 0) is still
+      // horizontal text; only a turned baseline (b != 0, or drawn right to left) is rotated.
+      const size = (run ? Math.abs(a * d - b * c) / run : 0) || it.height || 10;
+      const rotated = !run || Math.abs(b) > 0.02 * run || a < 0;
+      items.push({ text: it.str, x: e, y: f, width: it.width, size, rotated });
       chars += it.str.trim().length;
     }
     const { lines, rotated } = buildLines(items, n);
