@@ -38,7 +38,7 @@ const REPRINT = /Microsoft:\s*Print To PDF|Skia\/PDF|Quartz PDFContext|Print to 
 /** ` (the PDF was re-saved by '<producer>'; if parsing fails, try the original file from the issuer)`, or ''. */
 export function reprintHint(doc: PdfDocument): string {
   const p = doc.metadata.producer;
-  return p && REPRINT.test(p) ? ` (this copy was re-saved or re-printed by '${p}'; if the original from the issuer parses, the copy lost part of its layout)` : '';
+  return p && REPRINT.test(p) ? ` (the PDF's producer is '${p}', a tool that also re-saves and prints PDFs: if this is a re-saved or printed copy, try the original file from the issuer)` : '';
 }
 
 export function detect(doc: PdfDocument): Detection {
@@ -47,16 +47,18 @@ export function detect(doc: PdfDocument): Detection {
   const meta = [md.producer, md.creator, md.title].filter(Boolean).join(' | ');
   const evidence: string[] = [];
   const found = (type: StatementKind, issuer: string, form: Detection['form'] = null, broker: BrokerType | null = null): Detection => {
-    if (md.producer && REPRINT.test(md.producer)) evidence.push(`re-saved by "${md.producer}"`);
+    if (md.producer && REPRINT.test(md.producer)) evidence.push(`producer "${md.producer}"`);
     return { type, issuer, form, broker, evidence };
   };
 
   // Contract notes first: they can mention depositories and registrars in their terms.
-  if (/Contract\s+Note\s+cum\s+Tax\s+Invoice|Contract\s+Note\s+No/i.test(text)) {
+  // A contract note: its heading with `cum Tax Invoice` or a `Contract Note No` label, or (older and
+  // foreign brokers' notes) the words `Contract Note` with a broker registration or a trade date.
+  const reg = /\b(IN[ZBF]\s?\d{9})\b/.exec(text);
+  if (/Contract\s+Note\s+cum\s+Tax\s+Invoice|Contract\s+Note\s+No/i.test(text) || (/\bContract\s+Note\b/i.test(text) && (reg || /\bTrade\s+Date\b/i.test(text)))) {
     evidence.push('heading "Contract note"');
     if (/\bUCC\b|Unique Client Code/i.test(text)) evidence.push('label "UCC"');
-    const reg = /\b(INZ\d{9})\b/.exec(text);
-    if (reg) evidence.push(`broker registration ${reg[1]}`);
+    if (reg) evidence.push(`broker registration ${reg[1].replace(/\s/g, '')}`);
     const b = BROKERS.find((x) => x.re.test(text));
     if (b) evidence.push(`broker name "${b.label}"`);
     return found('contract_note', b?.type ?? 'unknown', null, b?.type ?? 'unknown');
