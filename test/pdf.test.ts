@@ -206,6 +206,15 @@ describe('line building on what other report engines draw', () => {
     expect(lines[0].pieces.map((p) => p.text)).toEqual(['08-Apr-2024', 'Purchase', '5,000.00']);
   });
 
+  it('a bilingual template\'s second copy of a line (label respaced, value a few points right) is dropped', () => {
+    // English label and value, then the (dropped) Hindi label, which is wider, and the value again.
+    const { lines } = buildLines([
+      item('BO ID :', 400, 482, 32.6), item('1208160000123456', 434.9, 482, 92.8), item('BO ID:', 400, 482, 33.9), item('1208160000123456', 436.2, 482, 92.8),
+      item('DP Name :', 20, 482, 47.5), item('EXAMPLE BROKING PRIVATE LIMITED', 69.8, 482, 138.2), item('डीपी का नाम:', 20, 482, 55.8), item('EXAMPLE BROKING PRIVATE LIMITED', 78.1, 482, 138.2),
+    ], 1);
+    expect(lines.map((l) => l.pieces.map((p) => p.text))).toEqual([['DP Name : EXAMPLE BROKING PRIVATE LIMITED', 'BO ID : 1208160000123456']]);
+  });
+
   it('italic drawn with a sheared text matrix is body text, and a page stored turned (/Rotate 90) reads across', async () => {
     const PDFDocument = (await import('pdfkit')).default;
     const make = (draw: (d: InstanceType<typeof PDFDocument>) => void, layout: 'portrait' | 'landscape' = 'portrait'): Promise<Buffer> => new Promise((resolve) => {

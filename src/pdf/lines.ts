@@ -73,10 +73,11 @@ export function buildLines(items: RawItem[], page: number): { lines: Line[]; rot
   for (const g of groups) {
     g.sort((a, b) => a.x - b.x);
     const pieces: TextPiece[] = [];
-    let prev: RawItem | undefined;
+    const kept: RawItem[] = [];
     for (const it of g) {
-      // Duplicated overlay: same text drawn again at (almost) the same place.
-      if (prev && prev.text === it.text && Math.abs(prev.x - it.x) < 1.5 && Math.abs(prev.y - it.y) < 1.5) continue;
+      // Duplicated overlay (a fake bold; a bilingual template's second copy): see isOverlay.
+      if (isOverlay(kept, it)) continue;
+      kept.push(it);
       const text = undouble(it.text.trim() === it.text ? it.text : it.text.trim());
       const lead = it.text.length - it.text.trimStart().length;
       const charW = it.width / Math.max(1, it.text.length);
@@ -91,12 +92,31 @@ export function buildLines(items: RawItem[], page: number): { lines: Line[]; rot
       } else {
         pieces.push({ text, x0, x1, y: it.y, size: it.size });
       }
-      prev = it;
     }
     const y = g.reduce((s, i) => s + i.y, 0) / g.length;
     lines.push({ y, pieces, words: piecesToWords(pieces), text: pieces.map((p) => p.text).join('  '), page });
   }
   return { lines, rotated };
+}
+
+const squashed = (t: string): string => t.replace(/\s+/g, '');
+
+/**
+ * `it` repeats a run already kept on this line: the same characters whatever the spaces, drawn over
+ * it (overlapping by more than 60% of its width). A fake bold draws it again a fraction of a point
+ * off; a bilingual template draws each line once per language, and where the Hindi label is wider
+ * the repeated value lands a few points to the right of the English one.
+ */
+function isOverlay(kept: RawItem[], it: RawItem): boolean {
+  const t = squashed(it.text);
+  if (!t) return false;
+  for (let i = kept.length - 1, seen = 0; i >= 0 && seen < 12; i--, seen++) {
+    const k = kept[i];
+    if (Math.abs(k.y - it.y) >= 1.5 || squashed(k.text) !== t) continue;
+    const overlap = Math.min(k.x + k.width, it.x + it.width) - Math.max(k.x, it.x);
+    if (overlap > 0.6 * Math.max(it.width, 0.01) || (it.width <= 0 && Math.abs(k.x - it.x) < 2)) return true;
+  }
+  return false;
 }
 
 /**
