@@ -8,8 +8,8 @@ _cas() {
   done
   case "$path" in
     "") opts="parse smart schema config fetch verify-otp mailback verify-regulator kyc locker inbound inbox credits usage token serve completion -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose" ;;
-    "parse") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs --out-dir --debug-layout --redact" ;;
-    "smart") opts="-t --type --broker -p --password --password-file --csv --transactions -j --jobs --out-dir --debug-layout --redact --detect-only" ;;
+    "parse") opts="-t --type --broker --names -p --password --password-file --csv --transactions -j --jobs --out-dir --debug-layout --redact" ;;
+    "smart") opts="-t --type --broker --names -p --password --password-file --csv --transactions -j --jobs --out-dir --debug-layout --redact --detect-only" ;;
     "schema") opts="" ;;
     "config") opts="get set unset list path" ;;
     "config get") opts="--reveal --effective" ;;
@@ -45,7 +45,7 @@ _cas() {
     "token") opts="create verify" ;;
     "token create") opts="--expiry" ;;
     "token verify") opts="" ;;
-    "serve") opts="keys registry credits --host --port --db --data-dir --sandbox-key --allow-fetch-host --fetch-provider --mailback-provider --upstream-url --kyc-provider --kyc-dir --locker-url --smtp-port --inbound-domain" ;;
+    "serve") opts="keys registry credits --host --port --db --data-dir --sandbox-key --allow-fetch-host --fetch-provider --mailback-provider --upstream-url --kyc-provider --kyc-dir --locker-url --smtp-port --inbound-domain --names" ;;
     "serve keys") opts="create list revoke" ;;
     "serve keys create") opts="--credits --unlimited --rate --name --db --data-dir" ;;
     "serve keys list") opts="--db --data-dir" ;;

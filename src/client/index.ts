@@ -35,7 +35,7 @@ export class CasClient {
       try {
         res = await fetch(`${this.base}${path}`, {
           method,
-          headers: { ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), 'x-api-key': this.opts.apiKey, ...extraHeaders },
+          headers: { ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), 'x-api-key': this.opts.apiKey, 'x-cas-names': 'spec', ...extraHeaders },
           body: method === 'POST' ? JSON.stringify(body ?? {}) : undefined,
           signal: AbortSignal.timeout(this.opts.timeoutMs ?? 60_000),
         });

@@ -16,6 +16,8 @@ import { verificationRoutes } from './routes/verification.js';
 import { inboundRoutes } from './routes/inbound.js';
 import { inboxRoutes } from './routes/inbox.js';
 import { openapiDocument } from './openapi.js';
+import { pathDialect, realText, type Names } from '../schema/names.js';
+import { requestFromReal, toReal } from '../schema/dialect.js';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export function newRequestId(): string {
@@ -41,7 +43,23 @@ class RateLimiter {
 
 export async function buildApp(app: App): Promise<FastifyInstance> {
   const { db, config } = app;
-  const f = Fastify({ logger: false, bodyLimit: Math.ceil(config.maxUploadBytes * 1.4) + 4096, genReqId: () => newRequestId(), return503OnClosing: true, forceCloseConnections: false });
+  const f = Fastify({
+    logger: false, bodyLimit: Math.ceil(config.maxUploadBytes * 1.4) + 4096, genReqId: () => newRequestId(), return503OnClosing: true, forceCloseConnections: false,
+    // Real-name paths (`/v4/cdsl/parse`, `/v1/kyc/digilocker/...`, names.ts) are served by the neutral
+    // routes; the request remembers which dialect it arrived in.
+    rewriteUrl: (raw) => {
+      const url = raw.url ?? '/';
+      const q = url.indexOf('?');
+      const p = q < 0 ? url : url.slice(0, q);
+      const d = pathDialect(p);
+      // On a shared path a client may choose its dialect with `x-cas-names: spec|real` (the cas CLI
+      // always asks for spec, so it works against a `--names real` server).
+      const asked = raw.headers['x-cas-names'];
+      const shared = asked === 'spec' || asked === 'real' ? asked : config.names;
+      (raw as { casNames?: Names }).casNames = d.names === 'shared' ? shared : d.names;
+      return d.neutral === p ? url : d.neutral + (q < 0 ? '' : url.slice(q));
+    },
+  });
   await f.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: 1, fields: 10 } });
   // Generated SDKs send `Content-Type: application/json` with no body on every call that takes no
   // parameters: an empty (or all-whitespace) JSON body is an empty object, not a malformed one.
@@ -60,7 +78,7 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
   f.addHook('onRequest', async (req, reply) => {
     const sent = req.headers['x-request-id'];
     const id = typeof sent === 'string' && /^req_[A-Za-z0-9]+$/.test(sent) && sent.length <= 64 ? sent : newRequestId();
-    req.cas = { id, start: process.hrtime.bigint(), charged: 0, always: false };
+    req.cas = { id, start: process.hrtime.bigint(), charged: 0, always: false, names: (req.raw as { casNames?: Names }).casNames ?? config.names };
     reply.header('X-Request-ID', id);
   });
 
@@ -104,6 +122,20 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
     }
   });
 
+  // Real values are accepted in requests in either dialect; 2xx bodies answer in the request's dialect.
+  f.addHook('preValidation', async (req) => {
+    const meta = req.routeOptions.config.meta as RouteMeta | undefined;
+    if (meta?.request && req.body !== undefined) req.body = requestFromReal(meta.request, req.body);
+  });
+  f.addHook('preSerialization', async (req, reply, payload) => {
+    if (req.cas?.names !== 'real') return payload;
+    const meta = req.routeOptions?.config?.meta as RouteMeta | undefined;
+    let out = meta?.shape && reply.statusCode < 300 ? toReal(meta.shape, payload, req.body) : payload;
+    // Messages (success and error) name institutions as the real dialect does.
+    if (out && typeof out === 'object' && typeof (out as { msg?: unknown }).msg === 'string') out = { ...out, msg: realText((out as { msg: string }).msg) };
+    return out;
+  });
+
   f.addHook('onSend', async (req, reply, payload) => {
     const s = req.cas;
     const meta = req.routeOptions?.config?.meta as RouteMeta | undefined;
@@ -119,16 +151,16 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
       const rem = s.principal.sandbox ? null : remaining(db, s.principal.keyId);
       reply.header('X-Credits-Remaining', rem === null ? 'unlimited' : String(rem));
     }
-    logUsage(db, { keyId: s.principal.keyId, requestId: s.id, feature: meta.feature, path: req.url.split('?')[0], status: reply.statusCode, credits: s.charged });
+    logUsage(db, { keyId: s.principal.keyId, requestId: s.id, feature: meta.feature, path: req.originalUrl.split('?')[0], status: reply.statusCode, credits: s.charged });
     return payload;
   });
 
   f.addHook('onResponse', async (req, reply) => {
     const ms = req.cas ? Number(process.hrtime.bigint() - req.cas.start) / 1e6 : 0;
-    process.stderr.write(`${JSON.stringify({ t: new Date().toISOString(), id: req.cas?.id, method: req.method, path: req.url.split('?')[0], status: reply.statusCode, ms: Math.round(ms * 10) / 10 })}\n`);
+    process.stderr.write(`${JSON.stringify({ t: new Date().toISOString(), id: req.cas?.id, method: req.method, path: req.originalUrl.split('?')[0], status: reply.statusCode, ms: Math.round(ms * 10) / 10 })}\n`);
   });
 
-  f.setNotFoundHandler((req, reply) => fail(reply, 404, `no such endpoint: ${req.method} ${req.url.split('?')[0]}`));
+  f.setNotFoundHandler((req, reply) => fail(reply, 404, `no such endpoint: ${req.method} ${req.originalUrl.split('?')[0]}`));
   f.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof CasError) return fail(reply, err.exitCode === 4 ? 403 : 400, err.message);
     if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return fail(reply, 400, 'malformed JSON body');
@@ -138,7 +170,7 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
     return fail(reply, 500, 'internal error; retry later');
   });
 
-  f.get('/openapi.json', async () => openapiDocument());
+  f.get('/openapi.json', async () => openapiDocument(config.names));
   f.get('/health', async () => ({ status: 'success' }));
   accountRoutes(f, app);
   parseRoutes(f, app);

@@ -6,6 +6,8 @@ import type { ParsePool } from './pool.js';
 import type { FetchLimits } from './fetch-url.js';
 import type { FileStore } from './files.js';
 import type { DepositoryFetchProvider, MailbackProvider, ProviderConfig } from './providers.js';
+import type { Names } from '../schema/names.js';
+import type { RequestKind, Shape } from '../schema/dialect.js';
 
 export interface ServerConfig {
   host: string;
@@ -14,6 +16,8 @@ export interface ServerConfig {
   dataDir: string;
   sandboxKey: string;
   sandboxRate: number;
+  /** Dialect of the shared paths (`/v4/smart/parse`, inbox, inbound email, KYC, account): `spec` (SPEC.md's names) or `real`. */
+  names: Names;
   maxUploadBytes: number;
   fetch: FetchLimits;
   publicUrl?: string;
@@ -44,6 +48,10 @@ export interface RouteMeta {
   /** An access token in x-api-key is the token to check (the hosted API's bodiless `/v1/token/verify`). */
   tokenSelfCheck?: boolean;
   billable?: boolean;
+  /** Shape of the 2xx body, turned into real names when the request is in the real dialect. */
+  shape?: Shape;
+  /** Request body that may carry real values (accepted in both dialects). */
+  request?: RequestKind;
 }
 
 export interface RequestState {
@@ -52,6 +60,8 @@ export interface RequestState {
   principal?: Principal;
   charged: number;
   always: boolean;
+  /** The request's dialect: `real` on a real-name path, `spec` on a neutral-only one, the server's on a shared one. */
+  names: Names;
   /** Billable outcome, decided by the handler (defaults to any 2xx). */
   success?: boolean;
   /** The access token sent in x-api-key to a `tokenSelfCheck` route (no principal is set then). */

@@ -26,6 +26,7 @@ import { readFileSync } from 'node:fs';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { stmt } from './db.js';
+import { realFileName, toReal } from '../schema/dialect.js';
 import type { App } from './context.js';
 import { assertPublicUrl } from './fetch-url.js';
 import type { StatementSource } from '../schema/index.js';
@@ -104,10 +105,12 @@ export interface InboundService {
 }
 
 /** An Email statement file, plus the extensions `received_at`, `content_check` and `authentication` (SPF/DKIM/DMARC). */
-export function fileView(app: App, base: string, f: { id: number; message_id: string; filename: string; original_filename: string; message_date: string; cas_type: string; sender_email: string; size: number; sha256: string; received_at: string; content_check: string; authentication: string }, ttl: number) {
+export function fileView(app: App, base: string, f: { id: number; message_id: string; filename: string; original_filename: string; message_date: string; cas_type: string; sender_email: string; size: number; sha256: string; received_at: string; content_check: string; authentication: string }, ttl: number, names: 'spec' | 'real' = 'spec') {
+  // In real names the file is named `cdsl_...` and its link is made with that name.
+  const filename = names === 'real' ? realFileName(f.filename) : f.filename;
   return {
-    message_id: f.message_id, filename: f.filename, original_filename: f.original_filename, message_date: f.message_date, cas_type: f.cas_type, sender_email: f.sender_email,
-    size: f.size, url: app.files.link(base, f.sha256, f.filename, ttl), expires_in: ttl, received_at: f.received_at, content_check: f.content_check, authentication: JSON.parse(f.authentication) as unknown,
+    message_id: f.message_id, filename, original_filename: f.original_filename, message_date: f.message_date, cas_type: f.cas_type, sender_email: f.sender_email,
+    size: f.size, url: app.files.link(base, f.sha256, filename, ttl), expires_in: ttl, received_at: f.received_at, content_check: f.content_check, authentication: JSON.parse(f.authentication) as unknown,
   };
 }
 
@@ -157,10 +160,10 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
       if (files.length && row.callback_url) {
         const payload = {
           inbound_email_id: row.id, reference: row.reference, metadata: JSON.parse(row.metadata), forwarded_by: forwardedBy.toLowerCase(),
-          files: files.map((f) => fileView(app, opts.baseUrl(), f as never, config.mail.linkTtlSeconds ?? 172800)), count: files.length,
+          files: files.map((f) => fileView(app, opts.baseUrl(), f as never, config.mail.linkTtlSeconds ?? 172800, config.names)), count: files.length,
         };
         const now = new Date().toISOString();
-        stmt(db, 'INSERT INTO webhook_deliveries (id, inbound_email_id, url, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)').run(`dlv_${randomBytes(12).toString('hex')}`, row.id, row.callback_url, JSON.stringify(payload), 'pending', now, now);
+        stmt(db, 'INSERT INTO webhook_deliveries (id, inbound_email_id, url, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)').run(`dlv_${randomBytes(12).toString('hex')}`, row.id, row.callback_url, JSON.stringify(config.names === 'real' ? toReal('webhook', payload) : payload), 'pending', now, now);
         kick();
       }
       opts.log(`inbound ${row.id}: ${files.length} statement file(s) from ${source}`);

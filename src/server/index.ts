@@ -19,7 +19,8 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
     dbPath: path.join(dataDir, 'cas.db'),
     dataDir,
     sandboxKey: process.env.CAS_SANDBOX_KEY || DEFAULT_SANDBOX_KEY,
-    sandboxRate: 10,
+    sandboxRate: Number(process.env.CAS_SANDBOX_RATE ?? 10),
+    names: process.env.CAS_NAMES === 'real' ? 'real' : 'spec',
     maxUploadBytes: 20 * 1024 * 1024,
     providers: {
       fetch: (process.env.CAS_FETCH_PROVIDER as 'sandbox' | 'http' | 'none') || 'none',

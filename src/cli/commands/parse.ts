@@ -11,6 +11,7 @@ import { readStdin } from '../io.js';
 import { emit, toJson, writeFileAtomic } from '../output.js';
 import { readSource } from '../../pdf/open.js';
 import { defaultJobs, expandInputs, openWithPasswords, parseMany, parseOne, type FileOutcome, type PasswordPlan } from '../parse-core.js';
+import { neutralValue } from '../../schema/names.js';
 import { contractNoteTables, isStatement, statementCsv, statementTables } from '../render-statement.js';
 
 export const KNOWN_BROKERS: readonly BrokerType[] = ['broker_a', 'broker_b', 'broker_c', 'broker_d'];
@@ -27,6 +28,7 @@ export interface ParseFlags {
   outDir?: string;
   debugLayout?: boolean;
   redact?: boolean;
+  names?: 'spec' | 'real';
 }
 
 async function passwordPlan(ctx: Context, flags: ParseFlags, stdinUsedForPdf: boolean): Promise<PasswordPlan> {
@@ -55,8 +57,8 @@ function parseOpts(flags: ParseFlags): ParseOptions {
   let broker: ParseOptions['broker'];
   if (flags.broker) {
     // A plain list (the schema's BrokerType without 'unknown'): validating one flag is not worth loading zod.
-    const b = flags.broker.toLowerCase();
-    if (!KNOWN_BROKERS.includes(b as BrokerType)) throw new UsageError(`unknown --broker '${flags.broker}'; use broker_a, broker_b, broker_c or broker_d`);
+    const b = neutralValue('broker', flags.broker) ?? flags.broker.toLowerCase();
+    if (!KNOWN_BROKERS.includes(b as BrokerType)) throw new UsageError(`unknown --broker '${flags.broker}'; use broker_a, broker_b, broker_c or broker_d (or zerodha, groww, upstox, icici)`);
     broker = b as ParseOptions['broker'];
     if (!type) type = 'contract_note';
     if (type !== 'contract_note') throw new UsageError('--broker applies only to contract notes (--type contract_note)');
@@ -117,6 +119,12 @@ export async function runParse(ctx: Context, inputs: string[], flags: ParseFlags
     if (isPasswordError(outcomes[i]) && ctx.interactive) outcomes[i] = await promptForPassword(ctx, outcomes[i], plan, opts, stdinBytes);
   }
 
+  // Tables and CSV read the neutral structure; the names apply to the JSON.
+  if (flags.names === 'real' && !opts.detectOnly && !flags.csv && (flags.outDir || ctx.format !== 'table' || ctx.opts.json)) {
+    // Real names at the edge (names.ts): the parsers never see them.
+    const { parseResultToReal } = await import('../../schema/dialect.js');
+    for (const o of outcomes) if (o.ok && o.result) o.result = { ...o.result, data: parseResultToReal(o.result.data) as typeof o.result.data };
+  }
   const ok = outcomes.filter((o) => o.ok);
   const failed = outcomes.filter((o) => !o.ok);
   for (const o of outcomes) {

@@ -21,6 +21,7 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
     config.port = port;
     if (typeof opts.host === 'string') config.host = opts.host;
     if (typeof opts.sandboxKey === 'string') config.sandboxKey = opts.sandboxKey;
+    if (opts.names === 'spec' || opts.names === 'real') config.names = opts.names;
     for (const h of (opts.allowFetchHost as string[] | undefined) ?? []) config.fetch.allowHosts.push(h);
     const provider = (v: unknown, what: string): 'sandbox' | 'http' | 'none' => {
       if (v !== 'sandbox' && v !== 'http' && v !== 'none') throw new UsageError(`--${what}-provider takes sandbox, http or none`);

@@ -41,7 +41,7 @@ export function accountRoutes(f: FastifyInstance, { db }: App): void {
       is_unlimited: unlimited, resets_at: null, enabled_features: Object.keys(PRICES),
     };
   };
-  for (const url of ['/v1/credits', '/credits']) f.post(url, { config: { meta: { feature: 'credits', auth: 'key' } } }, credits);
+  for (const url of ['/v1/credits', '/credits']) f.post(url, { config: { meta: { feature: 'credits', auth: 'key', shape: 'credits' } } }, credits);
 
   const window = (body: z.infer<typeof UsageBody>) => [bound(body.start_time, 'start'), bound(body.end_time, 'end')];
   const usage = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
@@ -52,7 +52,7 @@ export function accountRoutes(f: FastifyInstance, { db }: App): void {
     const logs = rows.map((r) => ({ request_id: r.request_id, feature: r.feature, path: r.path, status_code: r.status_code, credits: fromMilli(r.credits_milli), timestamp: r.timestamp }));
     return { status: 'success', logs, count: logs.length };
   };
-  for (const url of ['/v1/usage', '/logs']) f.post(url, { config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true } } }, usage);
+  for (const url of ['/v1/usage', '/logs']) f.post(url, { config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage' } } }, usage);
 
   const summary = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     const parsed = UsageBody.safeParse(req.body ?? {});
@@ -62,7 +62,7 @@ export function accountRoutes(f: FastifyInstance, { db }: App): void {
     const by = rows.map((r) => ({ feature: r.feature, credits: fromMilli(r.c), requests: r.n }));
     return { status: 'success', summary: { total_credits: fromMilli(rows.reduce((s, r) => s + r.c, 0)), total_requests: rows.reduce((s, r) => s + r.n, 0), by_feature: by } };
   };
-  for (const url of ['/v1/usage/summary', '/logs/summary']) f.post(url, { config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true } } }, summary);
+  for (const url of ['/v1/usage/summary', '/logs/summary']) f.post(url, { config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage_summary' } } }, summary);
 
   const token = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     const parsed = TokenBody.safeParse(req.body ?? {});
@@ -84,5 +84,5 @@ export function accountRoutes(f: FastifyInstance, { db }: App): void {
     if (found.expired) return { status: 'success', valid: false, masked_api_key: found.key ? maskKey(found.key.prefix) : 'sandbox', error: 'token expired' };
     return { status: 'success', valid: true, masked_api_key: found.key ? maskKey(found.key.prefix) : 'sandbox', error: null };
   };
-  for (const url of ['/v1/token/verify', '/v1/verify-token']) f.post(url, { config: { meta: { feature: 'token', auth: 'key', tokenSelfCheck: true } } }, verify);
+  for (const url of ['/v1/token/verify', '/v1/verify-token']) f.post(url, { config: { meta: { feature: 'token', auth: 'key', tokenSelfCheck: true, shape: 'token_verify' } } }, verify);
 }

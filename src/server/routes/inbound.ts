@@ -26,7 +26,7 @@ const view = (r: Row) => ({ inbound_email_id: r.id, email: r.email, reference: r
 
 export function inboundRoutes(f: FastifyInstance, app: App): void {
   const { db, config } = app;
-  const meta = { feature: 'inbound_email', auth: 'v4' as const };
+  const meta = { feature: 'inbound_email', auth: 'v4' as const, shape: 'inbound_email' as const };
   const own = (req: FastifyRequest, reply: FastifyReply): Row | null => {
     const { id } = req.params as { id: string };
     const r = stmt(db, "SELECT * FROM inbound_emails WHERE id = ? AND status != 'deleted'").get(id) as Row | undefined;
@@ -37,7 +37,7 @@ export function inboundRoutes(f: FastifyInstance, app: App): void {
     return r;
   };
 
-  f.post('/v4/inbound-email', { config: { meta } }, async (req, reply) => {
+  f.post('/v4/inbound-email', { config: { meta: { ...meta, request: 'inbound_create' as const } } }, async (req, reply) => {
     const b = Create.safeParse(req.body ?? {});
     if (!b.success) return fail(reply, 400, `${b.error.issues[0].path.join('.') || 'body'}: ${b.error.issues[0].message}`);
     if (b.data.callback_url !== undefined) {
@@ -60,7 +60,7 @@ export function inboundRoutes(f: FastifyInstance, app: App): void {
     return reply.code(201).send({ ...view(row), webhook_secret: secret });
   });
 
-  f.get('/v4/inbound-email', { config: { meta } }, async (req, reply) => {
+  f.get('/v4/inbound-email', { config: { meta: { ...meta, shape: 'inbound_list' as const } } }, async (req, reply) => {
     const q = req.query as { status?: string; limit?: string; offset?: string };
     const status = q.status ?? 'all';
     if (!['active', 'paused', 'all'].includes(status)) return fail(reply, 400, 'status must be active, paused or all');
@@ -80,7 +80,7 @@ export function inboundRoutes(f: FastifyInstance, app: App): void {
     return r ? view(r) : reply;
   });
 
-  f.delete('/v4/inbound-email/:id', { config: { meta } }, async (req, reply) => {
+  f.delete('/v4/inbound-email/:id', { config: { meta: { ...meta, shape: undefined } } }, async (req, reply) => {
     const r = own(req, reply);
     if (!r) return reply;
     stmt(db, "UPDATE inbound_emails SET status = 'deleted', updated_at = ? WHERE id = ?").run(new Date().toISOString(), r.id);
@@ -97,7 +97,7 @@ export function inboundRoutes(f: FastifyInstance, app: App): void {
     });
   }
 
-  f.get('/v4/inbound-email/:id/files', { config: { meta } }, async (req, reply) => {
+  f.get('/v4/inbound-email/:id/files', { config: { meta: { ...meta, shape: 'email_files' as const } } }, async (req, reply) => {
     const r = own(req, reply);
     if (!r) return reply;
     const q = req.query as { since?: string; limit?: string; cursor?: string };
@@ -110,10 +110,21 @@ export function inboundRoutes(f: FastifyInstance, app: App): void {
       if (!Number.isInteger(after) || after < 0) return fail(reply, 400, 'cursor is not valid');
     }
     const since = q.since ? new Date(q.since).toISOString() : '';
-    const rows = stmt(db, 'SELECT * FROM inbound_files WHERE inbound_email_id = ? AND id > ? AND received_at >= ? ORDER BY id LIMIT ?').all(r.id, after, since, limit + 1) as { id: number }[];
-    const page = rows.slice(0, limit);
+    // The hosted API's polling: `since` is exclusive and the cursor is the last file's `received_at`
+    // (pass it back as `since`); ours: `since` inclusive, an opaque `cursor` for the next page.
+    const hosted = req.cas.names === 'real' && q.cursor === undefined;
+    const rows = stmt(db, `SELECT * FROM inbound_files WHERE inbound_email_id = ? AND id > ? AND received_at ${hosted ? '>' : '>='} ? ORDER BY id LIMIT ?`).all(r.id, after, since, limit + 1) as { id: number; received_at: string }[];
+    let page = rows.slice(0, limit);
+    if (hosted && rows.length > limit && page[page.length - 1].received_at === rows[limit].received_at) {
+      // A `received_at` cursor must not split files received in the same instant (the attachments
+      // of one email): end the page before them, or, when they are all it holds, return all of them.
+      const tie = rows[limit].received_at;
+      const before = page.filter((x) => x.received_at !== tie);
+      page = before.length ? before : (stmt(db, 'SELECT * FROM inbound_files WHERE inbound_email_id = ? AND received_at = ? ORDER BY id').all(r.id, tie) as typeof rows);
+    }
     const ttl = config.mail.linkTtlSeconds ?? (r.callback_url ? 172800 : 1800);
-    const files = page.map((x) => fileView(app, baseUrl(config.publicUrl, req as never), x as never, ttl));
+    const files = page.map((x) => fileView(app, baseUrl(config.publicUrl, req as never), x as never, ttl, req.cas.names));
+    if (hosted) return { status: 'success', files, count: files.length, cursor: page.length ? page[page.length - 1].received_at : q.since ?? null };
     return { status: 'success', files, count: files.length, cursor: rows.length > limit ? Buffer.from(String(page[page.length - 1].id)).toString('base64url') : null };
   });
 }

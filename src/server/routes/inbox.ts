@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { IsoDate, StatementSource } from '../../schema/index.js';
+import { realFileName } from '../../schema/dialect.js';
 import { stmt } from '../db.js';
 import { fail, type App } from '../context.js';
 import { baseUrl } from '../files.js';
@@ -62,7 +63,14 @@ export function inboxRoutes(f: FastifyInstance, app: App): void {
   };
 
   f.post('/v4/inbox/connect', { config: { meta: { feature: 'inbox_connect', auth: 'v4' } } }, async (req, reply) => {
-    const b = Connect.safeParse(req.body ?? {});
+    const raw = (req.body ?? {}) as Record<string, unknown>;
+    // The hosted API treats a provider it does not recognise as gmail; outlook and zoho need that
+    // service's own OAuth apps, so they are refused here rather than silently turned into gmail.
+    if (req.cas.names === 'real' && typeof raw === 'object' && raw && typeof raw.provider === 'string') {
+      if (raw.provider === 'outlook' || raw.provider === 'zoho') return fail(reply, 400, `provider ${raw.provider} is not available on this server; use gmail or imap`);
+      if (raw.provider !== 'gmail' && raw.provider !== 'imap') raw.provider = 'gmail';
+    }
+    const b = Connect.safeParse(raw);
     if (!b.success) return fail(reply, 400, `${b.error.issues[0].path.join('.') || 'body'}: ${b.error.issues[0].message}`);
     const keyId = req.cas.principal!.keyId;
     if (b.data.provider === 'imap') {
@@ -106,13 +114,13 @@ export function inboxRoutes(f: FastifyInstance, app: App): void {
     }
   });
 
-  f.post('/v4/inbox/status', { config: { meta: { feature: 'inbox_status', auth: 'v4' } } }, async (req, reply) => {
+  f.post('/v4/inbox/status', { config: { meta: { feature: 'inbox_status', auth: 'v4', shape: 'inbox_status' } } }, async (req, reply) => {
     const { conn, error } = connection(req);
     if (!conn) return reconnect(reply, error!);
     return { status: 'success', connected: conn.status === 'active', provider: conn.provider, email: conn.email };
   });
 
-  f.post('/v4/inbox/cas', { config: { meta: { feature: 'inbox_search', auth: 'v4' } } }, async (req, reply) => {
+  f.post('/v4/inbox/cas', { config: { meta: { feature: 'inbox_search', auth: 'v4', shape: 'email_files', request: 'inbox_search' } } }, async (req, reply) => {
     const { conn, error } = connection(req);
     if (!conn) return reconnect(reply, error!);
     if (conn.status !== 'active') return reconnect(reply, 'mailbox access was revoked; connect the mailbox again');
@@ -139,7 +147,8 @@ export function inboxRoutes(f: FastifyInstance, app: App): void {
     const files = [];
     for (const x of found) {
       const sha = await app.files.put(x.content);
-      const filename = `${x.source}_${x.date.replace(/-/g, '')}_${randomBytes(6).toString('hex')}.pdf`;
+      const neutralName = `${x.source}_${x.date.replace(/-/g, '')}_${randomBytes(6).toString('hex')}.pdf`;
+      const filename = req.cas.names === 'real' ? realFileName(neutralName) : neutralName;
       files.push({ message_id: x.messageId, filename, original_filename: x.filename, message_date: x.date, cas_type: x.source, sender_email: x.sender, size: x.content.length, url: app.files.link(baseUrl(config.publicUrl, req as never), sha, filename, 86400), expires_in: 86400 });
     }
     return { status: 'success', files, count: files.length };

@@ -6,7 +6,7 @@ import { kycStatus, RecordedKycProvider, SandboxKycProvider, type KycProvider } 
 export function kycRoutes(f: FastifyInstance, app: App): void {
   const sandbox = new SandboxKycProvider();
   const configured: KycProvider | null = app.config.kyc.provider === 'sandbox' ? sandbox : app.config.kyc.provider === 'recorded' && app.config.kyc.dir ? new RecordedKycProvider(app.config.kyc.dir) : null;
-  f.post('/v1/kyc/pan/status', { config: { meta: { feature: 'kyc', auth: 'key' } } }, async (req, reply) => {
+  f.post('/v1/kyc/pan/status', { config: { meta: { feature: 'kyc', auth: 'key', shape: 'kyc' } } }, async (req, reply) => {
     const body = (req.body ?? {}) as { pan_no?: unknown };
     const pan = typeof body.pan_no === 'string' ? body.pan_no.trim().toUpperCase() : '';
     if (!/^[A-Z]{5}\d{4}[A-Z]$/.test(pan)) return fail(reply, 400, 'pan_no must be a PAN like ABCDE1234F');

@@ -30,7 +30,7 @@ export function lockerRoutes(f: FastifyInstance, app: App): void {
   const locker = config.locker;
   const callbackUrl = (req: { protocol: string; headers: Record<string, string | string[] | undefined> }): string => `${baseUrl(config.publicUrl, req)}/v1/kyc/locker/callback`;
 
-  f.post('/v1/kyc/locker/session', { config: { meta: { feature: 'locker', auth: 'key' } } }, async (req, reply) => {
+  f.post('/v1/kyc/locker/session', { config: { meta: { feature: 'locker', auth: 'key', request: 'locker_session' } } }, async (req, reply) => {
     const b = SessionBody.safeParse(req.body ?? {});
     if (!b.success) return fail(reply, 400, `${b.error.issues[0].path.join('.') || 'body'}: ${b.error.issues[0].message}`);
     const sandbox = Boolean(req.cas.principal?.sandbox);
@@ -55,6 +55,9 @@ export function lockerRoutes(f: FastifyInstance, app: App): void {
       const u = new URL(s.redirect_url);
       u.searchParams.set('session_id', s.id);
       u.searchParams.set('status', status);
+      // The hosted API's names for the same facts, so either kind of client finds them.
+      u.searchParams.set('success', String(status === 'success'));
+      u.searchParams.set('id', s.id);
       for (const [k, v] of Object.entries(extra)) u.searchParams.set(k, v);
       return reply.redirect(u.toString(), 302);
     };
@@ -90,7 +93,7 @@ export function lockerRoutes(f: FastifyInstance, app: App): void {
     }
   });
 
-  f.post('/v1/kyc/locker/result/:session_id', { config: { meta: { feature: 'locker', auth: 'key' } } }, async (req, reply) => {
+  f.post('/v1/kyc/locker/result/:session_id', { config: { meta: { feature: 'locker', auth: 'key', shape: 'locker_result', request: 'locker_result' } } }, async (req, reply) => {
     const { session_id } = req.params as { session_id: string };
     const s = stmt(db, 'SELECT * FROM locker_sessions WHERE id = ?').get(session_id) as Row | undefined;
     if (!s || s.key_id !== req.cas.principal!.keyId) return fail(reply, 404, 'no such locker session');

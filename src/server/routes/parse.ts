@@ -9,6 +9,7 @@ import type { StatementKind } from '../../parsers/index.js';
 import { fail, type App } from '../context.js';
 import { fetchPdf, FetchError } from '../fetch-url.js';
 import { sample } from '../sandbox.js';
+import { neutralValue } from '../../schema/names.js';
 
 interface ParseInput { bytes?: Buffer; url?: string; password?: string; broker?: string }
 
@@ -27,7 +28,7 @@ async function readInput(req: FastifyRequest, fileFields: string[], maxBytes: nu
       } else {
         const v = String(part.value ?? '');
         if (part.fieldname === 'password') input.password = v;
-        else if (part.fieldname === 'broker_type') input.broker = v;
+        else if (part.fieldname === 'broker_type') input.broker = neutralValue('broker', v) ?? v;
         else if (part.fieldname === 'pdf_url') input.url = v;
       }
     }
@@ -54,23 +55,23 @@ async function readInput(req: FastifyRequest, fileFields: string[], maxBytes: nu
   return input;
 }
 
-const ENDPOINTS: { url: string; type?: StatementKind; feature: string; fileFields: string[]; sample: Parameters<typeof sample>[0] }[] = [
-  { url: '/v4/smart/parse', feature: 'parse', fileFields: ['file', 'pdf_file'], sample: 'depository_a' },
-  { url: '/v4/depository_a/parse', type: 'depository_a', feature: 'parse', fileFields: ['pdf_file'], sample: 'depository_a' },
-  { url: '/v4/depository_b/parse', type: 'depository_b', feature: 'parse', fileFields: ['pdf_file'], sample: 'depository_b' },
-  { url: '/v4/registrar_a_registrar_b/parse', type: 'registrar', feature: 'parse', fileFields: ['pdf_file'], sample: 'registrar-detailed' },
-  { url: '/v4/contract_note/parse', type: 'contract_note', feature: 'contract_note', fileFields: ['pdf_file'], sample: 'contract-note-broker_a' },
+const ENDPOINTS: { url: string; type?: StatementKind; feature: string; fileFields: string[]; sample: Parameters<typeof sample>[0]; shape: 'parse' | 'statement' | 'contract_note' }[] = [
+  { url: '/v4/smart/parse', feature: 'parse', fileFields: ['file', 'pdf_file'], sample: 'depository_a', shape: 'parse' },
+  { url: '/v4/depository_a/parse', type: 'depository_a', feature: 'parse', fileFields: ['pdf_file'], sample: 'depository_a', shape: 'statement' },
+  { url: '/v4/depository_b/parse', type: 'depository_b', feature: 'parse', fileFields: ['pdf_file'], sample: 'depository_b', shape: 'statement' },
+  { url: '/v4/registrar_a_registrar_b/parse', type: 'registrar', feature: 'parse', fileFields: ['pdf_file'], sample: 'registrar-detailed', shape: 'statement' },
+  { url: '/v4/contract_note/parse', type: 'contract_note', feature: 'contract_note', fileFields: ['pdf_file'], sample: 'contract-note-broker_a', shape: 'contract_note' },
 ];
 
 export function parseRoutes(f: FastifyInstance, { pool, config }: App): void {
   for (const e of ENDPOINTS) {
-    f.post(e.url, { config: { meta: { feature: e.feature, auth: 'v4' } } }, async (req: FastifyRequest, reply: FastifyReply) => {
+    f.post(e.url, { config: { meta: { feature: e.feature, auth: 'v4', shape: e.shape, request: 'contract_note' } } }, async (req: FastifyRequest, reply: FastifyReply) => {
       const input = await readInput(req, e.fileFields, config.maxUploadBytes);
       if (typeof input === 'string') return fail(reply, 400, input);
       let broker: BrokerType | undefined;
       if (input.broker) {
         const b = BrokerType.safeParse(input.broker);
-        if (!b.success || b.data === 'unknown') return fail(reply, 400, 'broker_type must be one of broker_a, broker_b, broker_c, broker_d');
+        if (!b.success || b.data === 'unknown') return fail(reply, 400, req.cas.names === 'real' ? 'broker_type must be one of zerodha, groww, upstox, icici' : 'broker_type must be one of broker_a, broker_b, broker_c, broker_d');
         broker = b.data;
       }
       if (req.cas.principal?.sandbox) return sample(e.sample);

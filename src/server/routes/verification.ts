@@ -9,7 +9,7 @@ import { lockerRoutes } from './locker.js';
 const Body = z.object({ registration_number: z.string().optional(), name: z.string().optional(), type: z.string().optional() }).strict();
 
 export function verificationRoutes(f: FastifyInstance, app: App): void {
-  f.post('/v1/verify/regulator', { config: { meta: { feature: 'regulator', auth: 'key' } } }, async (req, reply) => {
+  f.post('/v1/verify/regulator', { config: { meta: { feature: 'regulator', auth: 'key', shape: 'regulator' } } }, async (req, reply) => {
     const b = Body.safeParse(req.body ?? {});
     if (!b.success) return fail(reply, 400, `${b.error.issues[0].path.join('.') || 'body'}: ${b.error.issues[0].message}`);
     const { registration_number, name, type } = b.data;
