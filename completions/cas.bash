@@ -7,9 +7,10 @@ _cas() {
     case "$word" in -*) ;; *) if [[ -z "$path" ]]; then path="$word"; else path="$path $word"; fi ;; esac
   done
   case "$path" in
-    "") opts="parse smart schema config fetch verify-otp mailback verify-regulator kyc locker inbound inbox credits usage token serve completion -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose" ;;
+    "") opts="parse smart gains schema config fetch verify-otp mailback verify-regulator kyc locker inbound inbox credits usage token serve completion -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose" ;;
     "parse") opts="-t --type --broker --names -p --password --password-file --csv --transactions -j --jobs --out-dir --debug-layout --redact" ;;
     "smart") opts="-t --type --broker --names -p --password --password-file --csv --transactions -j --jobs --out-dir --debug-layout --redact --detect-only" ;;
+    "gains") opts="--fy --format --scheme-types --fmv -p --password --password-file" ;;
     "schema") opts="" ;;
     "config") opts="get set unset list path" ;;
     "config get") opts="--reveal --effective" ;;

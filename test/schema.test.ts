@@ -17,6 +17,8 @@ const cn = {
   charges_summary: { cgst: 0, sgst: 0, igst: 0, exchange_transaction_charges: 0, regulator_turnover_fees: 0, securities_transaction_tax: 0, stamp_duty: 0, taxable_value_brokerage: 0, pay_in_pay_out_obligation: 0, net_amount_receivable_payable: 0 },
 };
 
+const gainRow = { fy: '2025-26', folio: '1001', amc: 'A', scheme: 'S', isin: 'INF179K01UT0', asset_class: 'equity', units: 1, acquisition_date: '2024-04-15', acquisition_cost: 10, stamp_duty: 0, transfer_date: '2025-10-20', transfer_type: 'REDEMPTION', transfer_value: 12, stt: 0, fmv_nav: null, fmv: null, grandfathered_cost: null, cost: 10, gain: 2, term: 'long', tax_class: 'equity_ltcg_12_5', rate: 0.125, flags: [] };
+
 /** For every resource: one valid example and mutations that must be rejected. */
 const CASES: Record<string, { valid: unknown; invalid: [string, unknown][] }> = {
   'error': { valid: { status: 'failed', msg: 'bad' }, invalid: [['wrong status', { status: 'error', msg: 'x' }], ['missing msg', { status: 'failed' }]] },
@@ -57,6 +59,10 @@ const CASES: Record<string, { valid: unknown; invalid: [string, unknown][] }> = 
   'demat-account': { valid: { demat_type: 'DEPOSITORY_A', dp_id: '12044700', dp_name: 'X', client_id: '12345678', bo_id: '1204470012345678', value: 0, linked_holders: [], holdings: { equities: [], corporate_bonds: [], government_securities: [], aifs: [], demat_mutual_funds: [] }, additional_info: {} }, invalid: [['lower-case demat type', { demat_type: 'cdsl' }]] },
   'mutual-fund-folio': { valid: (expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0], invalid: [] },
   'scheme': { valid: (expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0], invalid: [] },
+  'gains': {
+    valid: { years: [{ fy: '2025-26', schemes: [{ folio: '1001', amc: 'A', scheme: 'S', isin: 'INF179K01UT0', asset_class: 'equity', class_source: 'name', rows: [gainRow], stcg: 0, ltcg: 2 }], totals: [{ asset_class: 'equity', transfer_value: 12, cost: 10, stcg: 0, ltcg: 2, incomplete_rows: 0 }], equity_ltcg_exemption: 125000 }], issues: [] },
+    invalid: [['bad fy', { years: [{ fy: 'FY25', schemes: [], totals: [], equity_ltcg_exemption: 0 }], issues: [] }], ['unknown flag', { years: [{ fy: '2025-26', schemes: [{ folio: '1', amc: 'A', scheme: 'S', isin: null, asset_class: 'equity', class_source: 'name', rows: [{ ...gainRow, flags: ['guessed'] }], stcg: 0, ltcg: 0 }], totals: [], equity_ltcg_exemption: 0 }], issues: [] }]],
+  },
   'inbound-email-list': { valid: { status: 'success', inbound_emails: [inbound], total: 1, limit: 10, offset: 0 }, invalid: [['limit over 100', { status: 'success', inbound_emails: [], total: 0, limit: 101, offset: 0 }]] },
 };
 

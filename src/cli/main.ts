@@ -65,6 +65,21 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./commands/smart.js'),
   },
   {
+    name: 'gains',
+    summary: 'Realised capital gains of mutual fund units (FIFO, Indian tax rules by date; Schedule 112A CSV)',
+    args: ['<files...>'],
+    examples: ['cas gains cas.pdf --fy 2025-26 --table', 'cas gains cas.pdf --fy 2025-26 --format csv -o 112a.csv', 'cas gains cas.pdf --fmv nav-2018-01-31.txt --scheme-types types.csv --json'],
+    options: [
+      new Option('--fy <year>', 'one financial year, e.g. 2025-26'),
+      new Option('--format <format>', 'json, table, or csv (Schedule 112A; with -o FILE the other rows go to FILE-other.csv)').choices(['json', 'table', 'csv']),
+      new Option('--scheme-types <file>', 'CSV of ISIN,equity|debt|other for schemes the name does not settle'),
+      new Option('--fmv <file>', 'NAV history download holding the NAVs of 31 Jan 2018 (grandfathering)'),
+      new Option('-p, --password <password>', 'PDF password (prefer --password-file or CAS_PDF_PASSWORD)'),
+      new Option('--password-file <file>', 'read the PDF password from a file'),
+    ],
+    load: () => import('./commands/gains.js'),
+  },
+  {
     name: 'schema',
     summary: 'Print the JSON Schema (draft 2020-12) of a resource, or list resource names',
     args: ['[name]'],

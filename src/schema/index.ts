@@ -9,6 +9,7 @@ import * as regulator from './regulator.js';
 import * as locker from './locker.js';
 import * as account from './account.js';
 import * as retrieval from './retrieval.js';
+import * as gains from './gains.js';
 
 export * from './common.js';
 export * from './statement.js';
@@ -19,6 +20,7 @@ export * from './regulator.js';
 export * from './locker.js';
 export * from './account.js';
 export * from './retrieval.js';
+export * from './gains.js';
 
 /** Names accepted by `cas schema NAME` (kebab-case resource names). */
 export const SCHEMAS: Record<string, { schema: z.ZodType; description: string }> = {
@@ -57,6 +59,7 @@ export const SCHEMAS: Record<string, { schema: z.ZodType; description: string }>
   'token-verify': { schema: account.TokenVerifyResponse, description: 'POST /v1/token/verify response' },
   'fetch-request': { schema: retrieval.FetchRequest, description: 'POST /v4/depository_a/fetch body' },
   'fetch-verify-response': { schema: retrieval.FetchVerifyResponse, description: 'OTP verify response' },
+  'gains': { schema: gains.GainsReport, description: 'Realised capital gains of mutual fund units (cas gains, /v4/smart/gains)' },
   'mailback-request': { schema: retrieval.MailbackRequest, description: 'POST /v4/registrar_b/generate body' },
 };
 

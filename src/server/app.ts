@@ -11,6 +11,7 @@ import { fail, type App, type Principal, type RouteMeta } from './context.js';
 import { findAccessToken, findKey } from './keys.js';
 import { accountRoutes } from './routes/account.js';
 import { parseRoutes } from './routes/parse.js';
+import { gainsRoutes } from './routes/gains.js';
 import { retrievalRoutes } from './routes/retrieval.js';
 import { verificationRoutes } from './routes/verification.js';
 import { inboundRoutes } from './routes/inbound.js';
@@ -174,6 +175,7 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
   f.get('/health', async () => ({ status: 'success' }));
   accountRoutes(f, app);
   parseRoutes(f, app);
+  gainsRoutes(f, app);
   retrievalRoutes(f, app);
   verificationRoutes(f, app);
   inboundRoutes(f, app);

@@ -15,7 +15,7 @@ interface ParseInput { bytes?: Buffer; url?: string; password?: string; broker?:
 
 const BASE64 = /^[A-Za-z0-9+/\r\n]*={0,2}\s*$/;
 
-async function readInput(req: FastifyRequest, fileFields: string[], maxBytes: number): Promise<ParseInput | string> {
+export async function readInput(req: FastifyRequest, fileFields: string[], maxBytes: number): Promise<ParseInput | string> {
   const input: ParseInput = {};
   if (req.isMultipart()) {
     for await (const part of req.parts()) {

@@ -1,0 +1,97 @@
+/**
+ * `cas gains FILE...`: realised capital gains of the mutual fund units in detailed registrar
+ * statements (src/gains), parsed locally by the same pipeline as `cas parse` (parse-core).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import chalk from 'chalk';
+import { UsageError } from '../../errors.js';
+import type { ParsedStatement } from '../../schema/index.js';
+import { readSetting } from '../config.js';
+import type { Context } from '../context.js';
+import { emit, toJson, writeFileAtomic } from '../output.js';
+import { expandInputs, parseOne, type PasswordPlan } from '../parse-core.js';
+import { isStatement } from '../render-statement.js';
+
+interface GainsFlags {
+  fy?: string;
+  format?: 'json' | 'table' | 'csv';
+  schemeTypes?: string;
+  fmv?: string;
+  password?: string;
+  passwordFile?: string;
+}
+
+async function readUserFile(file: string, what: string): Promise<string> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${what} ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+}
+
+export async function run(ctx: Context, args: unknown[], opts: Record<string, unknown>): Promise<number> {
+  const flags = opts as GainsFlags;
+  const { computeGains, gainsCsv112A, gainsCsvOther, gainsTables, normaliseFy, parseFmvFile, parseSchemeTypes } = await import('../../gains/index.js');
+  if (flags.fy && !normaliseFy(flags.fy)) throw new UsageError(`--fy '${flags.fy}': give a financial year like 2025-26`);
+  let schemeTypes: Map<string, 'equity' | 'debt' | 'other' | 'unknown'> | undefined;
+  let fmv: Map<string, number> | undefined;
+  try {
+    if (flags.schemeTypes) schemeTypes = parseSchemeTypes(await readUserFile(flags.schemeTypes, '--scheme-types'));
+    if (flags.fmv) fmv = parseFmvFile(await readUserFile(flags.fmv, '--fmv'));
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError((err as Error).message);
+  }
+
+  const files = await expandInputs(args[0] as string[]);
+  if (!files.length) throw new UsageError('no PDF files found in the given folder');
+  if (files.includes('-')) throw new UsageError('cas gains reads files, not stdin');
+  // The password rules of `cas parse`: --password-file, --password, CAS_PDF_PASSWORD, then the configured PAN.
+  let explicit: string | undefined;
+  if (flags.passwordFile) explicit = (await readUserFile(flags.passwordFile, '--password-file')).replace(/\r?\n$/, '');
+  else if (flags.password !== undefined) explicit = flags.password;
+  else if (ctx.env.CAS_PDF_PASSWORD) explicit = ctx.env.CAS_PDF_PASSWORD;
+  const pan = readSetting('pan', ctx.env);
+  const plan: PasswordPlan = { explicit, candidates: pan ? [pan.toUpperCase()] : [] };
+
+  const statements: ParsedStatement[] = [];
+  let failed = 0;
+  let exitCode = 0;
+  for (const f of files) {
+    const o = await parseOne(f, plan, {});
+    if (!o.ok || !o.result) {
+      failed++;
+      exitCode = o.error?.exitCode ?? 1;
+      process.stderr.write(`${chalk.red('error:')} ${f}: ${o.error?.message ?? 'failed'}\n`);
+      continue;
+    }
+    for (const w of o.result.warnings ?? []) ctx.warn(`${f}: ${w.message}`);
+    if (!isStatement(o.result.data)) throw new UsageError(`${f}: not a statement`);
+    statements.push(o.result.data);
+  }
+  if (!statements.length) return exitCode || 1;
+  if (!statements.some((s) => s.mutual_funds.some((m) => m.schemes.some((sc) => sc.transactions.length)))) {
+    ctx.warn('no scheme transactions in the statements: gains need a detailed registrar statement (with transactions), not a summary');
+  }
+
+  const report = computeGains(statements, { fy: flags.fy, schemeTypes, fmv });
+  const format = flags.format ?? (ctx.opts.json ? 'json' : ctx.format);
+  // Tables end with the issues ("To check"); JSON carries them in `issues`, and stderr repeats them.
+  if (format !== 'table') for (const i of report.issues) ctx.warn(`${i.scheme} [${i.folio}]: ${i.message}`);
+  if (format === 'csv') {
+    if (report.years.length > 1) throw new UsageError(`the gains span ${report.years.length} financial years (${report.years.map((y) => y.fy).join(', ')}): choose one with --fy for the Schedule 112A CSV`);
+    const a = gainsCsv112A(report);
+    const b = gainsCsvOther(report);
+    if (ctx.opts.output) {
+      const out = ctx.opts.output;
+      const ext = path.extname(out);
+      const other = `${out.slice(0, out.length - ext.length)}-other${ext || '.csv'}`;
+      await writeFileAtomic(out, a);
+      await writeFileAtomic(other, b);
+      ctx.log(`wrote ${out} (Schedule 112A: equity long-term rows) and ${other} (the other rows)`);
+    } else await emit(`${a}\n${b}`, undefined);
+  } else if (format === 'table') await emit(gainsTables(report), ctx.opts.output);
+  else await emit(toJson(report, ctx.stdoutTty || !ctx.opts.output), ctx.opts.output);
+  return failed ? exitCode : 0;
+}
