@@ -4,7 +4,9 @@ import { parseRegistrar } from '../src/parsers/registrar/index.js';
 import { classifyTransaction, schemeType } from '../src/parsers/common.js';
 import { ParsedStatement, TransactionType } from '../src/schema/index.js';
 import { buildRegistrarStatement, toExpected } from './fixtures/registrar-data.js';
-import { renderRegistrarDetailed, STYLE_A, STYLE_B, type RegistrarStyle } from './fixtures/registrar-render.js';
+import { renderRegistrarDetailed, renderRegistrarSummary, STYLE_A, STYLE_B, type RegistrarStyle } from './fixtures/registrar-render.js';
+import { detailedPdf, plainDetailedLook, plainSummaryLook, summaryPdf, traitStatement, type DetailedLook, type SummaryLook } from './fixtures/registrar-layout.js';
+import { drawStyle } from './fixtures/lib/layout.js';
 import { withEmbeddedFont } from './fixtures/lib/pdf.js';
 import { expectedJson, fixture, manifest } from './helpers.js';
 
@@ -31,7 +33,7 @@ describe('registrar robustness: one real-world trait changed at a time', () => {
     ['folio line parts packed together', { folioSpread: false }],
     ['registrar on its own line', { registrarOwnLine: true }],
     ['footer split over two lines', { footerOneLine: false }],
-    ['name before email in the investor block', { emailFirst: false }],
+    ['name before email in the investor block (older look)', { emailFirst: false }],
     ['negatives with a minus sign', { negatives: 'minus' }],
     ['Indian digit grouping', { grouping: 'indian' }],
     ['scheme lines wrapping onto three lines', { wrapWidth: 200 }],
@@ -56,6 +58,20 @@ describe('registrar robustness: one real-world trait changed at a time', () => {
     expect(pdf.includes(Buffer.from('/FontFile2'))).toBe(true);
     const { data, warnings } = parseRegistrar(await openPdf(new Uint8Array(pdf)));
     expect(data).toEqual(expected);
+    expect(warnings).toEqual([]);
+  });
+
+  it('registrar_b older look (name first, email and mobile after the address) parses the same', async () => {
+    const pdf = await renderRegistrarDetailed(st, { ...STYLE_B, emailFirst: false });
+    const { data, warnings } = parseRegistrar(await openPdf(new Uint8Array(pdf)));
+    expect(data).toEqual(expected);
+    expect(warnings).toEqual([]);
+  });
+
+  it('summary in the older look (scheme cells without the RTA code) parses, rta_code null', async () => {
+    const pdf = await renderRegistrarSummary(st, undefined, { codes: false });
+    const { data, warnings } = parseRegistrar(await openPdf(new Uint8Array(pdf)));
+    expect(data).toEqual(toExpected(st, 'summary'));
     expect(warnings).toEqual([]);
   });
 
@@ -87,11 +103,11 @@ describe('registrar robustness: one real-world trait changed at a time', () => {
 describe('transaction classification', () => {
   const cases: [TransactionType, string, number | null][] = [
     ['PURCHASE', 'Purchase', 10.5], ['PURCHASE', 'Additional Purchase - via Internet', 3.2],
-    ['PURCHASE_SIP', 'Systematic Investment (48/55)', 516.901], ['PURCHASE_SIP', 'SIP Purchase Instalment No - 7', 12.1],
+    ['PURCHASE_SIP', 'Systematic Investment (48/55)', 516.901], ['PURCHASE_SIP', 'SIP Purchase Instalment No - 7', 12.1], ['PURCHASE_SIP', 'Purchase SIP', 3.3],
     ['REDEMPTION', 'Redemption', -100], ['REDEMPTION', 'Redemption - ELECTRONIC PAYMENT', -2.5],
     ['SWITCH_IN', 'Switch In - From Axis Midcap Fund Direct Growth', 40], ['SWITCH_IN', 'Switch-In from HDFC Liquid Fund', 12],
     ['SWITCH_IN_MERGER', 'Switch-In - Merger from Axis Midcap Fund', 18], ['SWITCH_IN_MERGER', 'Units allotted on Merger from L&T Midcap Fund', 140.2],
-    ['SWITCH_OUT', 'Switch Out - To Axis Liquid Fund Direct Growth', -10], ['SWITCH_OUT', 'Switch-Out to ICICI Prudential Liquid Fund', -5.2],
+    ['SWITCH_OUT', 'Switch Out - To Axis Liquid Fund Direct Growth', -10], ['SWITCH_OUT', 'Switch-Out to ICICI Prudential Liquid Fund', -5.2], ['SWITCH_OUT', '*Switch Out - To Quant Liquid Fund', -3],
     ['SWITCH_OUT_MERGER', 'Switch-Out - Merger to Axis Small Cap Fund', -500], ['SWITCH_OUT_MERGER', 'Units redeemed on Merger to HSBC Midcap Fund', -12],
     ['DIVIDEND_PAYOUT', 'IDCW Paid @ Rs.2.00 per unit', null], ['DIVIDEND_PAYOUT', 'Dividend Payout @ Rs 0.15 per unit', null],
     ['DIVIDEND_REINVEST', 'IDCW Reinvestment @ Rs.0.50 per unit', 7.7], ['DIVIDEND_REINVEST', 'Div. Reinvested @ Rs.1.25 per unit', 3.1],
@@ -99,7 +115,8 @@ describe('transaction classification', () => {
     ['STAMP_DUTY_TAX', '*** Stamp Duty ***', null], ['STAMP_DUTY_TAX', 'Stamp Duty on purchase', null],
     ['TDS_TAX', '*** TDS on above ***', null], ['TDS_TAX', 'TDS deducted on IDCW', null],
     ['STT_TAX', '*** STT Paid ***', null], ['STT_TAX', 'STT deducted on redemption', null],
-    ['MISC', '*** Address Updated from KRA Data ***', null], ['MISC', '*** Registration of Nominee ***', null],
+    ['MISC', '*** Address Updated from KRA Data ***', null], ['MISC', '*** Registration of Nominee ***', null], ['MISC', '***Change of Bank Mandate***', null],
+    ['DIVIDEND_PAYOUT', 'Dividend Payout', null],
     ['REVERSAL', 'Purchase Reversal - Payment not received', -12.3], ['REVERSAL', '*** Rejection - Insufficient Balance ***', -5],
     ['UNKNOWN', 'Transmission - Nil Units', 0], ['UNKNOWN', 'Consolidation of folios', 0],
   ];
@@ -114,5 +131,62 @@ describe('transaction classification', () => {
     expect(schemeType('Aditya Birla Sun Life Banking & PSU Debt Fund')).toBe('Debt');
     expect(schemeType('HDFC Balanced Advantage Fund - IDCW Option')).toBe('Hybrid');
     expect(schemeType('Mirae Asset NYSE FANG+ ETF Fund of Fund')).toBe('Other');
+  });
+});
+
+describe('registrar content traits of genuine statements (issue 24)', () => {
+  const parse = async (pdf: Buffer) => parseRegistrar(await openPdf(new Uint8Array(pdf)));
+  const detailed = async (change: Partial<DetailedLook>, registrar: 'registrar_a' | 'registrar_b', noIsin = false) => {
+    const st = traitStatement(noIsin);
+    const r = await parse(await detailedPdf(st, drawStyle(0), { ...plainDetailedLook(registrar), ...change }));
+    return { st, ...r };
+  };
+
+  it('registrar_a: Stamp Duty / STT Paid rows keep type and text, *Switch Out is SWITCH_OUT, informational rows are MISC with no amount, `... MF` headings are fund houses', async () => {
+    const { st, data, warnings } = await detailed({}, 'registrar_a');
+    expect(data).toEqual(toExpected(st, 'detailed'));
+    expect(warnings).toEqual([]);
+    const txns = data.mutual_funds[0].schemes[0].transactions;
+    expect(txns.find((t) => t.description === '*** Stamp Duty ***')?.type).toBe('STAMP_DUTY_TAX');
+    expect(txns.find((t) => t.description === '*** STT Paid ***')?.type).toBe('STT_TAX');
+    expect(txns.find((t) => t.description.startsWith('*Switch Out'))?.type).toBe('SWITCH_OUT');
+    expect(txns.filter((t) => t.type === 'MISC').map((t) => [t.description, t.amount, t.units])).toEqual([['***Address Updated***', null, null], ['***Change of Bank Mandate***', null, null]]);
+    expect(data.mutual_funds.map((f) => f.amc)).toEqual(['Quant MF', 'Navi MF']);
+  });
+
+  it('`KYC: OK  PAN: NOT OK` on its own line under the folio line goes to the folio, not to the holders', async () => {
+    const { st, data } = await detailed({ kycOwnLine: true, jointLabels: true }, 'registrar_a');
+    expect(data).toEqual(toExpected(st, 'detailed'));
+    expect(data.mutual_funds[0].additional_info).toEqual({ pan: 'ABCPT1234Q', kyc: 'OK', pankyc: 'NOT OK' });
+    expect(data.mutual_funds[0].linked_holders.map((h) => h.name)).toEqual(['Neel Prakash Desai', 'Meera Desai']);
+  });
+
+  it('an older statement with no ISIN on any scheme line: isin null and one warning, not one per scheme', async () => {
+    const { st, data, warnings } = await detailed({}, 'registrar_a', true);
+    expect(data).toEqual(toExpected(st, 'detailed'));
+    expect(warnings.map((w) => w.code)).toEqual(['MissingIsin']);
+  });
+
+  it('registrar_b: the bare date line after each stamp-duty row drops nothing; Purchase SIP / Systematic Investment are PURCHASE_SIP; payouts are DIVIDEND_PAYOUT', async () => {
+    const { st, data, warnings } = await detailed({ bareDateAfterStamp: true, registrarOwnLine: true }, 'registrar_b');
+    expect(data).toEqual(toExpected(st, 'detailed'));
+    expect(warnings).toEqual([]);
+    const types = data.mutual_funds[0].schemes[0].transactions.map((t) => t.type);
+    expect(types.filter((t) => t === 'PURCHASE_SIP')).toHaveLength(2);
+    expect(types.filter((t) => t === 'DIVIDEND_PAYOUT')).toHaveLength(2);
+  });
+
+  it.each([
+    ['registrar_a with ISIN column and RTA codes', plainSummaryLook('registrar_a')],
+    ['registrar_b with no ISIN column', { ...plainSummaryLook('registrar_b'), isinColumn: false }],
+    ['registrar_b with no ISIN column and no RTA codes', { ...plainSummaryLook('registrar_b'), isinColumn: false, codes: false }],
+    ['registrar_a as real files: no ISIN or cost column, `n/n` folios, `Nav Value`, rows split over two baselines beside `#`', { ...plainSummaryLook('registrar_a'), isinColumn: false, costColumn: false, folioTight: true, priceLabel: 'Nav Value', splitRows: true }],
+  ] as [string, SummaryLook][])('summary: %s', async (_n, look) => {
+    const st = traitStatement();
+    const { data, warnings } = await parse(await summaryPdf(st, drawStyle(0), look));
+    const want = toExpected(st, 'summary', { summaryCodes: look.codes, summaryNoIsin: !look.isinColumn, summaryNoCost: !look.costColumn });
+    if (look.folioTight) for (const f of want.mutual_funds) f.folio_number = f.folio_number.replace(' / ', '/');
+    expect(data).toEqual(want);
+    expect(warnings.map((w) => w.code)).toEqual(look.isinColumn ? [] : ['MissingIsin']);
   });
 });

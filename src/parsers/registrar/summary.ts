@@ -1,101 +1,199 @@
-/** `Consolidated Account Summary`: one row per scheme, no transactions. */
+/**
+ * `Consolidated Account Summary`: one row per scheme, no transactions. Pure.
+ *
+ * A row is found by what it holds: a folio number first, then (in some templates) the ISIN, the
+ * scheme cell (`CODE-Scheme name` in real files), the cost and unit balance, the NAV date, the NAV
+ * and the market value, and the registrar. A scheme name may wrap over several lines, with the
+ * numbers on its first or last line.
+ */
 import { DocumentError } from '../../errors.js';
-import type { PdfDocument } from '../../pdf/model.js';
+import type { Line, PdfDocument, Word } from '../../pdf/model.js';
 import { allLines } from '../../pdf/model.js';
-import { matchHeader, splitCells, type Column } from '../../pdf/table.js';
-import { exactSum, parseDate, parseNumber, round } from '../../pdf/numbers.js';
-import type { MutualFundFolio, ParsedStatement, ParseWarning } from '../../schema/index.js';
+import { joinWrapped } from '../../pdf/table.js';
+import { DATE_TOKEN, exactSum, isNumber, parseDate, parseNumber, round } from '../../pdf/numbers.js';
+import type { MutualFundFolio, ParsedStatement, ParseWarning, Scheme } from '../../schema/index.js';
 import { emptyStatement, schemeType, type ParseResult } from '../common.js';
-import { parseInvestorBlock } from './investor.js';
+import { readInvestorBlock } from '../common/investor.js';
+import { lineSize, matchStackedHeader, mergeSplitRows, squash } from '../common/lines.js';
+import { INVESTOR_STOP, isAmcHeading, SCHEME_CODE } from './sections.js';
 
-const HEADER = [
-  { name: 'folio', label: 'Folio No', align: 'left' as const },
-  { name: 'isin', label: 'ISIN', align: 'left' as const },
-  { name: 'name', label: 'Scheme Name', align: 'left' as const },
-  { name: 'cost', label: 'Cost Value', align: 'right' as const },
-  { name: 'units', label: 'Unit Balance', align: 'right' as const },
-  { name: 'navDate', label: 'NAV Date', align: 'left' as const },
-  { name: 'nav', label: 'NAV', align: 'right' as const },
-  { name: 'value', label: 'Market Value', align: 'right' as const },
-  { name: 'registrar', label: 'Registrar', align: 'left' as const },
-];
+/** A folio number, alone or with its `/NN` suffix in the same word (`91014545032/0`). */
+const FOLIO_WORD = /^\d{5,}(?:\/\d{1,3})?$/;
+const ISIN_WORD = /^IN[A-Z0-9]{10}$/;
+const RTA_WORD = /^(CAMS|KFINTECH|KFIN|KARVY)$/i;
+const FURNITURE = /^Page\s*\d+(\s*(of|\/)\s*\d+)?$/i;
+
+interface Row {
+  folio: string;
+  amc: string;
+  isin: string | null;
+  /** Scheme cell text, one entry per line (joined as wrapped text). */
+  name: string[];
+  cost: number | null;
+  units: number | null;
+  nav: number | null;
+  value: number | null;
+  registrar: string | null;
+  /** The last line of the row (continuations must sit right under it). */
+  last: Line;
+}
+
+/** The summary table's header (one to four stacked lines): whether it has a cost column, and where scheme names start. */
+function headerAt(lines: readonly Line[], i: number): { hasCost: boolean; nameX: number; lines: number } | null {
+  const l = lines[i];
+  if (l.words.length > 24 || l.words.some((w) => /\d/.test(w.text)) || !l.words.some((w) => /^(Folio|Scheme|ISIN|Cost|NAV|Market|Registrar|Balance|Unit)$/i.test(w.text))) return null;
+  const h = matchStackedHeader(lines, i, { folio: ['Folio'], scheme: ['Scheme'], cost: ['Cost'], value: ['Market', 'Valuation'] }, ['folio', 'scheme', 'value'], 4, ['No', 'ISIN', 'Name', 'Value', 'Unit', 'Units', 'Balance', 'Closing', 'NAV', 'Date', 'Price', 'Registrar', 'RTA']);
+  if (!h) return null;
+  return { hasCost: h.spans.some((s) => s.name === 'cost'), nameX: h.spans.find((s) => s.name === 'scheme')!.x0, lines: h.lines };
+}
+
+/** The numeric part of a row line: [cost,] units, NAV date, NAV, value (registrar after). Returns where the name words end. */
+function readValues(words: readonly Word[], from: number, hasCost: boolean, row: Row): number {
+  let end = words.length;
+  if (end > from && RTA_WORD.test(words[end - 1].text)) {
+    row.registrar = words[end - 1].text.toUpperCase();
+    end--;
+  }
+  let d = -1;
+  for (let k = end - 1; k >= from; k--) {
+    if (DATE_TOKEN.test(words[k].text)) {
+      d = k;
+      break;
+    }
+    if (!isNumber(words[k].text)) break;
+  }
+  if (d < 0) return end;
+  const after = words.slice(d + 1, end).map((w) => parseNumber(w.text));
+  if (after.length >= 2) {
+    row.nav = after[after.length - 2];
+    row.value = after[after.length - 1];
+  } else if (after.length === 1) row.value = after[0];
+  let k = d;
+  const before: number[] = [];
+  while (k > from && isNumber(words[k - 1].text) && before.length < (hasCost ? 2 : 1)) before.unshift(parseNumber(words[--k].text)!);
+  if (before.length === 2) [row.cost, row.units] = before;
+  else if (before.length === 1) row.units = before[0];
+  return k;
+}
 
 export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement> {
   const warnings: ParseWarning[] = [];
   const out = emptyStatement('REGISTRAR_A_REGISTRAR_B');
-  const lines = allLines(doc);
-  for (const l of lines.slice(0, 20)) {
-    const m = /As\s+On\s+(\d{1,2}-[A-Za-z]{3}-\d{4})/i.exec(l.text);
+  const lines = mergeSplitRows(allLines(doc).filter((l) => !FURNITURE.test(squash(l))));
+  let start = 0;
+  for (let i = 0; i < Math.min(lines.length, 40); i++) {
+    const m = /As\s+On\s+(\d{1,2}-[A-Za-z]{3}-\d{4})/i.exec(squash(lines[i]));
     if (m) {
       out.meta.statement_period = { from: null, to: parseDate(m[1]) ?? '1970-01-01' };
+      start = i + 1;
       break;
     }
   }
-  const { investor } = parseInvestorBlock(doc, lines);
-  Object.assign(out.investor, investor);
+  const inv = readInvestorBlock(lines, { start, stop: INVESTOR_STOP });
+  out.investor = { ...out.investor, name: inv.fields.name ?? '', email: inv.fields.email, address: inv.fields.address, pincode: inv.fields.pincode, mobile: inv.fields.mobile, pan: inv.fields.pan };
 
-  let cols: Column[] | null = null;
+  let hasCost = true;
+  let nameX: number | null = null;
+  let seenHeader = false;
   let amc = '';
-  const folios: MutualFundFolio[] = [];
-  let current: MutualFundFolio | undefined;
-  let lastScheme: MutualFundFolio['schemes'][number] | undefined;
-  for (const line of lines) {
-    const header = matchHeader(line, HEADER);
-    if (header) {
-      cols = header;
+  const rows: Row[] = [];
+  let row: Row | null = null;
+  for (let i = inv.end; i < lines.length; i++) {
+    const line = lines[i];
+    const h = headerAt(lines, i);
+    if (h) {
+      hasCost = h.hasCost;
+      nameX = h.nameX;
+      seenHeader = true;
+      i += h.lines - 1;
+      row = null;
       continue;
     }
-    if (!cols) continue;
-    const t = line.text.replace(/\s{2,}/g, ' ').trim();
-    if (/^Total\b/i.test(t)) {
-      lastScheme = undefined;
+    const t = squash(line);
+    if (/^(Grand\s+|Sub\s+)?Total\b/i.test(t)) {
+      row = null;
       continue;
     }
-    if (line.pieces.length === 1 && /Mutual\s+Fund$/i.test(t) && line.pieces[0].x0 < cols[1].x0) {
+    if (isAmcHeading(t)) {
       amc = t;
-      lastScheme = undefined;
+      row = null;
       continue;
     }
-    const cells = splitCells(line, cols);
-    if (cells.folio && cells.isin && /^IN[A-Z0-9]{10}$/.test(cells.isin)) {
-      if (!current || current.folio_number !== cells.folio || current.amc !== amc) {
-        current = { folio_number: cells.folio, amc, registrar: cells.registrar ?? null, value: 0, linked_holders: [], schemes: [], additional_info: { pan: null, pankyc: null, kyc: null } };
-        folios.push(current);
+    const w = line.words;
+    if (w.length && FOLIO_WORD.test(w[0].text)) {
+      // Folio number, with a `/ NN` suffix when printed.
+      let k = 1;
+      let folio = w[0].text;
+      if (!w[0].text.includes('/') && w[1]?.text === '/' && /^\d+$/.test(w[2]?.text ?? '')) {
+        folio = `${folio} / ${w[2].text}`;
+        k = 3;
+      } else if (!w[0].text.includes('/') && /^\/\s?\d+$/.test(w[1]?.text ?? '')) {
+        folio = `${folio} ${w[1].text}`;
+        k = 2;
       }
-      const units = parseNumber(cells.units) ?? 0;
-      const value = parseNumber(cells.value) ?? 0;
-      const cost = parseNumber(cells.cost);
-      const abs = cost === null ? null : round(value - cost, 2);
-      lastScheme = {
-        isin: cells.isin,
-        name: cells.name ?? '',
-        type: 'Other',
-        units,
-        nav: parseNumber(cells.nav),
-        value,
-        cost,
-        gain: { absolute: abs, percentage: abs !== null && cost ? round((abs / cost) * 100, 2) : null },
-        transactions: [],
-        nominees: [],
-        additional_info: { advisor: null, rta_code: null, amfi: null, is_demat: false, open_units: null, close_units: units },
-      };
-      current.schemes.push(lastScheme);
+      let isin: string | null = null;
+      if (w[k] && ISIN_WORD.test(w[k].text)) isin = w[k++].text;
+      row = { folio, amc, isin, name: [], cost: null, units: null, nav: null, value: null, registrar: null, last: line };
+      rows.push(row);
+      const end = readValues(w, k, hasCost, row);
+      if (end > k) row.name.push(w.slice(k, end).map((x) => x.text).join(' '));
       continue;
     }
-    // A wrapped scheme name: only text in the Scheme Name column.
-    if (lastScheme && cells.name && Object.keys(cells).length === 1) lastScheme.name = `${lastScheme.name} ${cells.name}`.replace(/\s+/g, ' ');
-  }
-  for (const f of folios) {
-    for (const s of f.schemes) {
-      s.name = s.name.replace(/\(\s*(?:Non[\s-]*)?Demat\s*\)/gi, ' ').replace(/\(\s*formerly[^)]*\)/gi, ' ').replace(/\s+/g, ' ').trim();
-      s.type = schemeType(s.name);
-      if (s.nav !== null && Math.abs(s.units * s.nav - s.value) > Math.max(1, s.value * 0.001)) {
-        warnings.push({ code: 'ValueMismatch', message: `folio ${f.folio_number}, scheme '${s.name}': ${s.units} units x NAV ${s.nav} != value ${s.value}` });
-      }
+    if (!row || !seenHeader) continue;
+    // A continuation: right under the row's last line, starting in the scheme column.
+    const size = lineSize(line);
+    if (line.page !== row.last.page || line.y - row.last.y > size * 2.6) {
+      row = null;
+      continue;
     }
-    f.value = exactSum(f.schemes.map((s) => s.value), 2);
+    if (nameX !== null && w[0].x0 < nameX - size * 2 && !isNumber(w[0].text)) continue;
+    const end = readValues(w, 0, hasCost, row);
+    if (end > 0) row.name.push(w.slice(0, end).map((x) => x.text).join(' '));
+    row.last = line;
   }
-  if (!folios.length) throw new DocumentError('UnsupportedDocument', 'no folio rows found under the "Folio No. | ISIN | Scheme Name" table of this summary statement');
+
+  const folios: MutualFundFolio[] = [];
+  const byKey = new Map<string, MutualFundFolio>();
+  let missingIsin = 0;
+  for (const r of rows) {
+    let current = byKey.get(`${r.amc}|${r.folio}`);
+    if (!current) {
+      current = { folio_number: r.folio, amc: r.amc, registrar: r.registrar, value: 0, linked_holders: [], schemes: [], additional_info: { pan: null, pankyc: null, kyc: null } };
+      byKey.set(`${r.amc}|${r.folio}`, current);
+      folios.push(current);
+    }
+    // A lone `#` marker some templates print after the scheme text is not part of the name.
+    let text = joinWrapped(r.name.map((t) => t.replace(/(^|\s)#(?=\s|$)/g, ' ').trim()).filter(Boolean));
+    const code = SCHEME_CODE.exec(text);
+    if (code) text = code[2];
+    const name = text.replace(/\(\s*(?:Non[\s-]*)?Demat\s*\)/gi, ' ').replace(/\(\s*formerly[^)]*\)/gi, ' ').replace(/\s+/g, ' ').trim();
+    const units = r.units ?? 0;
+    const value = r.value ?? 0;
+    const abs = r.cost === null ? null : round(value - r.cost, 2);
+    if (!r.isin) missingIsin++;
+    const s: Scheme = {
+      isin: r.isin,
+      name,
+      type: schemeType(name),
+      units,
+      nav: r.nav,
+      value,
+      cost: r.cost,
+      gain: { absolute: abs, percentage: abs !== null && r.cost ? round((abs / r.cost) * 100, 2) : null },
+      transactions: [],
+      nominees: [],
+      additional_info: { advisor: null, rta_code: code ? code[1] : null, amfi: null, is_demat: false, open_units: null, close_units: units },
+    };
+    if (s.nav !== null && Math.abs(s.units * s.nav - s.value) > Math.max(1, s.value * 0.001)) {
+      warnings.push({ code: 'ValueMismatch', message: `folio ${r.folio}, scheme '${name}': ${s.units} units x NAV ${s.nav} != value ${s.value}` });
+    }
+    current.schemes.push(s);
+  }
+  if (!folios.length) {
+    throw new DocumentError('UnsupportedDocument', `no folio rows found in the summary table of this statement (expected rows starting with a folio number under a "Folio No. ... Scheme Name ... Market Value" header; ${doc.pages.length} pages)`);
+  }
+  if (missingIsin) warnings.push({ code: 'MissingIsin', message: `no ISIN printed for ${missingIsin} scheme${missingIsin > 1 ? 's' : ''} (the summary table has no ISIN column): isin is null there` });
+  for (const f of folios) f.value = exactSum(f.schemes.map((s) => s.value), 2);
   out.mutual_funds = folios;
   const total = exactSum(folios.map((f) => f.value), 2);
   out.summary.total_value = total;
