@@ -44,7 +44,7 @@ describe('PDF text layer on every fixture', () => {
     expect(lines.some((l) => /CASWS/.test(l.text))).toBe(false);
     if (/summary/.test(m.path)) {
       const row = lines.find((l) => l.text.startsWith('1234567 / 89'));
-      expect(row?.pieces.map((p) => p.text).slice(0, 3)).toEqual(['1234567 / 89', 'INF179K01UT0', 'HDFC Flexi Cap Fund - Direct Plan - Growth Option']);
+      expect(row?.pieces.map((p) => p.text).slice(0, 3)).toEqual(['1234567 / 89', 'INF179K01UT0', 'H02D-HDFC Flexi Cap Fund - Direct Plan - Growth Option']);
       expect(lines.some((l) => l.text === 'Consolidated Account Summary')).toBe(true);
     } else {
       expect(lines[0].text).toBe('Consolidated Account Statement');
