@@ -190,3 +190,16 @@ describe('registrar content traits of genuine statements (issue 24)', () => {
     expect(warnings.map((w) => w.code)).toEqual(look.isinColumn ? [] : ['MissingIsin']);
   });
 });
+
+describe('numbers printed into each other', () => {
+  it('splits numbers glued at a sign mark, and leaves digits glued to digits alone', async () => {
+    const { splitGluedNumbers } = await import('../src/parsers/common/lines.js');
+    const w = (text: string, x0 = 100) => ({ text, x0, x1: x0 + text.length * 5 });
+    expect(splitGluedNumbers([w('Redemption'), w('(2,04,446.60)(501.714)', 300)]).map((x) => x.text)).toEqual(['Redemption', '(2,04,446.60)', '(501.714)']);
+    expect(splitGluedNumbers([w('1,234.56(12.345)')]).map((x) => x.text)).toEqual(['1,234.56', '(12.345)']);
+    expect(splitGluedNumbers([w('(5.00)-1.25')]).map((x) => x.text)).toEqual(['(5.00)', '-1.25']);
+    expect(splitGluedNumbers([w('5,000.00123.456'), w('(Advisor:'), w('Plan(Growth)')]).map((x) => x.text)).toEqual(['5,000.00123.456', '(Advisor:', 'Plan(Growth)']);
+    const parts = splitGluedNumbers([w('(1.00)(2.00)', 0)]);
+    expect(parts[0].x1).toBeCloseTo(parts[1].x0);
+  });
+});

@@ -40,6 +40,31 @@ export function wordGroups(l: Line, gap: number): Word[][] {
   return out;
 }
 
+/**
+ * Numbers printed into each other's columns with no space between them, where a sign mark shows
+ * the seam: `(2,04,446.60)(501.714)`, `1,234.56(12.345)`, `(5.00)-1.25`. Each becomes its own word,
+ * the extent shared out by characters. Digits glued to digits are left alone (no safe seam).
+ */
+export function splitGluedNumbers(words: readonly Word[]): readonly Word[] {
+  let out: Word[] | null = null;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    const parts = /\d[)(]|\)[-\d]/.test(w.text) ? w.text.split(/(?<=[\d)])(?=\()|(?<=\))(?=[-\d])/) : [w.text];
+    if (parts.length < 2 || !parts.every((p) => isNumber(p))) {
+      out?.push(w);
+      continue;
+    }
+    out ??= words.slice(0, i);
+    const cw = (w.x1 - w.x0) / w.text.length;
+    let at = 0;
+    for (const p of parts) {
+      out.push({ text: p, x0: w.x0 + at * cw, x1: w.x0 + (at + p.length) * cw });
+      at += p.length;
+    }
+  }
+  return out ?? words;
+}
+
 /** The run of numeric words at the right end of a word list (left to right), and where it starts. */
 export function trailingNumbers(words: readonly Word[]): { numbers: Word[]; start: number } {
   let start = words.length;

@@ -9,7 +9,7 @@ import { DATE_TOKEN, parseDate, parseNumber } from '../../pdf/numbers.js';
 import { joinWrapped } from '../../pdf/table.js';
 import type { Scheme } from '../../schema/index.js';
 import { schemeType } from '../common.js';
-import { assignNumbers, lineSize, matchStackedHeader, squash, trailingNumbers, type Span } from '../common/lines.js';
+import { assignNumbers, lineSize, matchStackedHeader, splitGluedNumbers, squash, trailingNumbers, type Span } from '../common/lines.js';
 
 /** Where the investor block ends (the first line of another section). */
 export const INVESTOR_STOP = /PORTFOLIO SUMMARY|Folio\s*No|^Date\b|Mutual\s+Fund$|\sMF$|^Consolidated Account|Scheme\s*Name/i;
@@ -209,13 +209,14 @@ const GLUED_DATE = /^(\d{2}-[A-Za-z]{3}-\d{4})(\S+)$/;
  * the row's date is the second).
  */
 export function rowWords(l: Line): readonly Word[] {
-  const w = l.words[0];
+  const words = splitGluedNumbers(l.words);
+  const w = words[0];
   const m = w ? GLUED_DATE.exec(w.text) : null;
-  if (!w || !m || DATE_TOKEN.test(w.text)) return l.words;
+  if (!w || !m || DATE_TOKEN.test(w.text)) return words;
   const cw = (w.x1 - w.x0) / w.text.length;
   const cut = w.x0 + m[1].length * cw;
-  if (DATE_TOKEN.test(m[2])) return [{ text: m[2], x0: cut, x1: w.x1 }, ...l.words.slice(1)];
-  return [{ text: m[1], x0: w.x0, x1: cut }, { text: m[2], x0: cut, x1: w.x1 }, ...l.words.slice(1)];
+  if (DATE_TOKEN.test(m[2])) return [{ text: m[2], x0: cut, x1: w.x1 }, ...words.slice(1)];
+  return [{ text: m[1], x0: w.x0, x1: cut }, { text: m[2], x0: cut, x1: w.x1 }, ...words.slice(1)];
 }
 
 /** Is the line's first word a date (a transaction row or a bare date line)? */
@@ -263,9 +264,10 @@ export function readTxnLine(l: Line, cols: TxnColumns | null): TxnDraft | null {
 
 /** A continuation line: more description, and numbers for the columns the record still lacks. */
 export function continueTxn(d: TxnDraft, l: Line, cols: TxnColumns | null): void {
-  const { values, textEnd } = readNumbers(l.words, cols, tolerance(l));
+  const words = splitGluedNumbers(l.words);
+  const { values, textEnd } = readNumbers(words, cols, tolerance(l));
   for (const k of TXN_NUMBER_COLUMNS) if (values[k] !== undefined && d[k] === null) d[k] = values[k] ?? null;
-  if (textEnd) d.desc.push(l.words.slice(0, textEnd).map((w) => w.text).join(' '));
+  if (textEnd) d.desc.push(words.slice(0, textEnd).map((w) => w.text).join(' '));
 }
 
 /** How far (points) a number may sit from its column's edge. */
