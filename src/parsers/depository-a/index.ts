@@ -1,238 +1,339 @@
 /**
  * depository_a (CDSL) consolidated account statement -> Parsed statement. Pure.
- * Sections: heading with the period, investor block, summary of investments, one block per
- * demat account (BO details, statement of transactions, holding statement), mutual fund
- * units held with MF/RTA, NPS, insurance.
+ *
+ * Read by content, in whatever order and on whatever page the sections come: the investor block
+ * opened by `CAS ID` (page 1 may be a cover), the account summary (declared values for the
+ * self-checks), mutual fund folio details (`Label : value` or a header row over a value row),
+ * each demat account (`DP Name : ... BO ID : ...` or `DP ID : ... CLIENT ID : ...`, holders, BO
+ * details, transactions per ISIN, the holding statement up to `Portfolio Value`), mutual fund units
+ * held with the AMC, NPS and insurance.
  */
 import { DocumentError } from '../../errors.js';
-import type { Line, PdfDocument } from '../../pdf/model.js';
-import { allLines } from '../../pdf/model.js';
-import type { Column } from '../../pdf/table.js';
-import { parseDate, parseNumber } from '../../pdf/numbers.js';
-import type { DematAccount, Holding, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
+import type { PdfDocument } from '../../pdf/model.js';
+import { parseNumber } from '../../pdf/numbers.js';
+import type { DematAccount, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
 import { emptyStatement, type ParseResult } from '../common.js';
-import {
-  dematTxnRow, emptyHoldings, findHeader, findHolding, finishStatement, headingKind, holdingRow, insuranceLine,
-  npsTableLine, schemeFromFolioRow, type HoldingKind, type Label,
-} from '../depository/shared.js';
+import { bodyLines, findPeriod, PAN, readInvestor, squash, text } from '../depository/read.js';
+import { folioSchemeOf, holdingOf, lastAmount, npsFundOf, policyOf, Table, transactionOf } from '../depository/sections.js';
+import { emptyHoldings, findHolding, finishStatement, headingKind, schemeFromFolioRow, type HoldingKind } from '../depository/shared.js';
 
-const HOLDING_HEADER: Label[] = [{ name: 'isin', label: 'ISIN', align: 'left' }, { name: 'name', label: 'Security', align: 'left' }, { name: 'units', label: 'Current Bal', align: 'right' }, { name: 'frozen', label: 'Frozen Bal', align: 'right' }, { name: 'pledge', label: 'Pledge Bal', align: 'right' }, { name: 'setup', label: 'Pledge Setup Bal', align: 'right' }, { name: 'free', label: 'Free Bal', align: 'right' }, { name: 'price', label: 'Market Price', align: 'right' }, { name: 'value', label: 'Value', align: 'right' }];
-const TXN_HEADER: Label[] = [{ name: 'date', label: 'Date', align: 'left' }, { name: 'desc', label: 'Transaction Particulars', align: 'left' }, { name: 'order', label: 'Order No', align: 'left' }, { name: 'credit', label: 'Credit', align: 'right' }, { name: 'debit', label: 'Debit', align: 'right' }, { name: 'balance', label: 'Balance', align: 'right' }];
-const NPS_HEADER: Label[] = [{ name: 'tier', label: 'Tier', align: 'left' }, { name: 'name', label: 'Scheme', align: 'left' }, { name: 'manager', label: 'Fund Manager', align: 'left' }, { name: 'units', label: 'Units', align: 'right' }, { name: 'nav', label: 'NAV', align: 'right' }, { name: 'value', label: 'Value', align: 'right' }];
+type Section = 'none' | 'summary' | 'account' | 'txns' | 'holdings' | 'mfmeta' | 'mftable' | 'nps' | 'insurance';
+interface Meta { amc: string; name: string; folio: string; isin: string; ucc: string; rta: string | null }
 
-type Mode = 'none' | 'portfolio' | 'account' | 'txns' | 'holdings' | 'folios' | 'nps' | 'insurance';
-const squash = (l: Line): string => l.text.replace(/\s{2,}/g, ' ').trim();
 const kv = (t: string, label: string): string | null => {
-  const m = new RegExp(`${label}\\s*:\\s*(.+?)(?=\\s+[A-Z][A-Z ()\`₹]+\\s:|$)`).exec(t);
+  const m = new RegExp(`${label}\\s*:\\s*(.+?)(?=\\s+[A-Z][A-Z ()\`₹.]+\\s?:|$)`).exec(t);
   return m ? m[1].trim() : null;
 };
+/** `DP Name : X  BO ID : 16 chars`, `... DPID : 16 chars`, `... DP ID : X  CLIENT ID : Y`. */
+const ACCOUNT_LINE = /^DP Name\s*:?\s*(.+?)\s+(?:(?:(?:BO\s*ID|DPID)\s*:?\s*)+([A-Z0-9]{16})|DP\s*ID\s*:?\s*([A-Z0-9]{8})\s+CLIENT\s*ID\s*:?\s*(\d{8}))\b/i;
+const META_LABELS = /\b(AMC Name|Scheme Name|Scheme Code|Folio No|Mode of Holding|Email id|KYC of Investor\/s|Mobile No|Nominee|UCC|ISIN|RTA)\b\s*:?\s*/gi;
+
+/** A label or value drawn twice with no space between (`NAMENAME`) reads once. */
+function undup(t: string): string {
+  const h = t.length / 2;
+  return t.length % 2 === 0 && t.slice(0, h) === t.slice(h) ? t.slice(0, h) : t;
+}
+
+function byIsinKind(isin: string): HoldingKind {
+  if (isin.startsWith('INF')) return 'demat_mutual_funds';
+  if (isin.startsWith('IN0')) return 'government_securities';
+  return 'equities';
+}
 
 export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement> {
-  const lines = allLines(doc).filter((l) => !/^Page \d+( of \d+)?$/.test(squash(l)) && !(squash(l) === 'Central Depository Services (India) Limited' && l.pieces[0].size < 8 && l.page > 1));
+  const lines = bodyLines(doc, (t, l) => t === 'Central Depository Services (India) Limited' && l.page > 1 && l.y < 30);
   const warnings: ParseWarning[] = [];
   const out = emptyStatement('DEPOSITORY_A');
   const declared = new Map<string, number>();
 
-  const head = lines.slice(0, 12).map(squash).join(' ');
-  const period = /FOR THE PERIOD FROM (\d{2}[-/]\d{2}[-/]\d{4}) TO (\d{2}[-/]\d{2}[-/]\d{4})/i.exec(head);
-  if (!period) throw new DocumentError('UnsupportedDocument', 'no "FOR THE PERIOD FROM ... TO ..." heading: this does not read as a depository_a statement');
-  out.meta.statement_period = { from: parseDate(period[1]), to: parseDate(period[2]) ?? '1970-01-01' };
-  const casId = lines.map((l) => /CAS ID\s*:\s*([A-Z0-9]+)/i.exec(squash(l))).find(Boolean);
-  out.investor.cas_id = casId ? casId[1] : null;
+  const period = findPeriod(lines);
+  if (!period) throw new DocumentError('UnsupportedDocument', 'no statement period ("for the period from ... to ...") found on the first pages: this does not read as a depository_a statement');
+  out.meta.statement_period = period;
 
-  let i = lines.findIndex((l) => /TO \d{2}[-/]\d{2}[-/]\d{4}/.test(squash(l))) + 1;
-  const addr: string[] = [];
-  for (; i < lines.length; i++) {
-    const t = squash(lines[i]);
-    if (/^Summary of Investments/i.test(t) || /DEMAT ACCOUNT$/.test(t)) break;
-    let m: RegExpExecArray | null;
-    if (/^CAS ID\s*:/i.test(t)) continue;
-    if ((m = /^PIN\s*CODE\s*:?\s*(\d{6})/i.exec(t))) out.investor.pincode = m[1];
-    else if ((m = /^E-?mail(?: Id)?\s*:\s*(\S+@\S+)/i.exec(t))) out.investor.email = m[1].toLowerCase();
-    else if ((m = /^Mobile(?: No)?\s*:\s*(\+?[\d ]{8,})/i.exec(t))) out.investor.mobile = m[1].replace(/\s/g, '');
-    else if (!out.investor.name) out.investor.name = t;
-    else addr.push(t);
+  const idIdx = lines.findIndex((l) => /^CAS ID\s*:?\s*[A-Z0-9]+/i.test(text(l)));
+  if (idIdx >= 0) {
+    out.investor.cas_id = /^CAS ID\s*:?\s*([A-Z0-9]+)/i.exec(text(lines[idIdx]))![1];
+    const inv = readInvestor(lines, idIdx);
+    Object.assign(out.investor, { name: inv.name, address: inv.address, pincode: inv.pincode, email: inv.email, mobile: inv.mobile });
   }
-  out.investor.address = addr.join(', ') || null;
 
-  let mode: Mode = 'none';
+  let section: Section = 'none';
   let acc: DematAccount | undefined;
   let kind: HoldingKind | null = null;
-  let cols: Column[] | null = null;
-  let last: Holding | undefined;
-  const pending = new Map<DematAccount, Map<string, Transaction[]>>();
   let txnIsin: string | null = null;
-  let scheme: { amc: string; name: string; folio: string; isin: string; rta: string | null } | undefined;
+  const pending = new Map<DematAccount, { isin: string; txns: Transaction[] }[]>();
+  const metas: Meta[] = [];
+  let meta: Meta | undefined;
+  let oldScheme: Meta | undefined;
   let nps: NpsAccount | undefined;
+  let pendingValue: number | null = null;
 
-  for (; i < lines.length; i++) {
+  const holdings = new Table('isin', (f) => {
+    if (!acc || !f.isin) return;
+    acc.holdings[kind ?? byIsinKind(f.isin)].push(holdingOf(f));
+  });
+  const txns = new Table('date', (f, _ls, key) => {
+    const t = transactionOf(f, key);
+    if (!t || !acc || !txnIsin) return;
+    const list = pending.get(acc)!;
+    const entry = list.find((e) => e.isin === txnIsin);
+    if (entry) entry.txns.push(t);
+    else list.push({ isin: txnIsin, txns: [t] });
+  });
+  const metaRows = new Table('isin', (f) => {
+    metas.push({ amc: f.text.amc ?? '', name: f.text.name ?? '', folio: f.text.folio ?? '', isin: f.isin, ucc: f.text.ucc ?? '', rta: f.text.rta ?? null });
+  });
+  const folioTable = new Table('isin', (f) => {
+    const folioNo = (f.text.folio ?? '').replace(/\s+/g, '');
+    const m = metas.find((x) => x.isin === f.isin && (!folioNo || x.folio === folioNo)) ?? metas.find((x) => x.isin === f.isin);
+    addScheme(m?.amc ?? '', folioNo || m?.folio || '', m?.rta ?? null, folioSchemeOf({ ...f, text: { ...f.text, name: f.text.name || m?.name || '' } }));
+  });
+  const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)));
+  const policies = new Table('policy', (f) => out.insurance.life_insurance_policies.push(policyOf(f)));
+  const tables = [holdings, txns, metaRows, folioTable, npsTable, policies];
+  const endTables = (): void => tables.forEach((t) => t.end());
+
+  function addScheme(amc: string, folioNo: string, rta: string | null, scheme: MutualFundFolio['schemes'][number]): void {
+    let folio = out.mutual_funds.find((f) => f.folio_number === folioNo && f.amc === amc);
+    if (!folio) {
+      folio = { folio_number: folioNo, amc, registrar: rta, value: 0, linked_holders: [], schemes: [], additional_info: { pan: null, pankyc: null, kyc: null } };
+      out.mutual_funds.push(folio);
+    }
+    folio.schemes.push(scheme);
+  }
+
+  const start = idIdx >= 0 ? idIdx + 1 : 0;
+  for (let i = start; i < lines.length; i++) {
     const line = lines[i];
-    const t = squash(line);
-    if (/^Consolidated Portfolio$/i.test(t) || /^Summary of Investments$/i.test(t)) {
-      mode = 'portfolio';
+    const t = text(line);
+    let m: RegExpExecArray | null;
+
+    // Section headings, wherever they are.
+    if (/^(Consolidated Portfolio( Valuation)?|Summary of Investments|YOUR CONSOLIDATED PORTFOLIO)$/i.test(t)) {
+      endTables();
+      section = 'summary';
       continue;
     }
-    if (mode === 'portfolio') {
-      const m = /^Total\s+`?₹?\s*([\d,.]+)$/.exec(t);
-      if (m) {
-        declared.set('grand', parseNumber(m[1]) ?? 0);
-        mode = 'none';
+    if ((m = ACCOUNT_LINE.exec(t))) {
+      endTables();
+      const bo = m[2];
+      const dpId = bo ? bo.slice(0, 8) : m[3];
+      const clientId = bo ? bo.slice(8) : m[4];
+      const nsdl = /^IN/i.test(dpId);
+      acc = out.demat_accounts.find((a) => a.dp_id === dpId && a.client_id === clientId);
+      if (!acc) {
+        acc = { demat_type: nsdl ? 'DEPOSITORY_B' : 'DEPOSITORY_A', dp_id: dpId, dp_name: undup(squash(m[1])), client_id: clientId, bo_id: nsdl ? null : `${dpId}${clientId}`, value: 0, linked_holders: [], holdings: emptyHoldings(), additional_info: {} };
+        out.demat_accounts.push(acc);
+        pending.set(acc, []);
       }
+      section = 'account';
+      kind = null;
       continue;
     }
-    const accM = /^(CDSL|NSDL) DEMAT ACCOUNT$/.exec(t);
-    if (accM) {
-      acc = { demat_type: accM[1] === 'CDSL' ? 'DEPOSITORY_A' : 'DEPOSITORY_B', dp_id: '', dp_name: '', client_id: '', bo_id: null, value: 0, linked_holders: [], holdings: emptyHoldings(), additional_info: {} };
-      out.demat_accounts.push(acc);
-      pending.set(acc, new Map());
-      mode = 'account';
+    if (/^STATEMENT OF TRANSACTIONS\b/i.test(t)) {
+      endTables();
+      section = 'txns';
+      txnIsin = null;
       continue;
     }
-    if (/^STATEMENT OF TRANSACTIONS/i.test(t)) {
-      mode = 'txns';
-      cols = null;
-      continue;
-    }
-    if (/^HOLDING STATEMENT AS ON/i.test(t)) {
-      mode = 'holdings';
-      cols = null;
+    if (/^HOLDING STATEMENT AS ON\b/i.test(t)) {
+      endTables();
+      section = 'holdings';
       kind = null;
       continue;
     }
     if (/^MUTUAL FUND UNITS HELD WITH MF\s*\/\s*RTA/i.test(t)) {
-      mode = 'folios';
+      endTables();
+      section = 'mfmeta';
+      acc = undefined;
+      continue;
+    }
+    // Folio details (`AMC Name : ...` blocks) also sit on the account-details page of some templates.
+    if (/^AMC Name\s*:/i.test(t) && section !== 'mfmeta') {
+      endTables();
+      section = 'mfmeta';
+      acc = undefined;
+    }
+    if (/^MUTUAL FUND UNITS HELD AS ON\b/i.test(t)) {
+      endTables();
+      section = 'mftable';
       acc = undefined;
       continue;
     }
     if (/^NPS HOLDINGS$/i.test(t)) {
-      mode = 'nps';
-      cols = null;
+      endTables();
+      section = 'nps';
       nps = { pran: '', cra: '', value: 0, funds: [], linked_holders: [], additional_info: {} };
       out.nps.push(nps);
       continue;
     }
     if (/^INSURANCE POLICIES$/i.test(t)) {
-      mode = 'insurance';
-      cols = null;
+      endTables();
+      section = 'insurance';
+      acc = undefined;
       continue;
     }
-    switch (mode) {
+    // Group headings (also repeated as a page's running title): no new section by themselves.
+    if (/^(DEMAT ACCOUNTS HELD WITH (CDSL|NSDL)|(CDSL|NSDL) DEMAT ACCOUNT)$/i.test(t)) continue;
+
+    switch (section) {
+      case 'summary': {
+        if (/\b(CDSL|NSDL) Demat Account\b/i.test(t)) pendingValue = lastAmount(line);
+        const ids = /DP\s*Id\s*:?\s*([A-Z0-9]{8})\s+Client\s*Id\s*:?\s*(\d{8})/i.exec(t);
+        if (ids) {
+          const v = lastAmount(line) ?? pendingValue;
+          if (v !== null) declared.set(`${ids[1]}|${ids[2]}`, v);
+          pendingValue = null;
+        }
+        if (/^(Grand )?Total\b/i.test(t)) {
+          const v = lastAmount(line);
+          if (v !== null) declared.set('grand', v);
+        }
+        break;
+      }
       case 'account': {
         if (!acc) break;
-        let m: RegExpExecArray | null;
-        if ((m = /DP Name\s*:\s*(.+?)\s+DP ID\s*:\s*(\S+)\s+CLIENT ID\s*:\s*(\S+)/i.exec(t))) {
-          acc.dp_name = m[1];
-          acc.dp_id = m[2];
-          acc.client_id = m[3];
-        } else if ((m = /^BO ID\s*:\s*(\d{16})/.exec(t))) acc.bo_id = m[1];
-        else if ((m = /^(?:FIRST|SECOND|THIRD|SOLE) HOLDER\s*:\s*(.+?)\s+PAN\s*:\s*([A-Z]{5}\d{4}[A-Z])/.exec(t))) acc.linked_holders.push({ name: m[1], pan: m[2] });
-        else if (/^BO STATUS\s*:/.test(t)) {
+        if ((m = /^(?:FIRST|SECOND|THIRD|SOLE) HOLDER\s*:\s*(.+?)\s+PAN\s*:\s*(\S+)/i.exec(t)) && PAN.test(m[2])) acc.linked_holders.push({ name: m[1].trim(), pan: m[2] });
+        else if (/^BO STATUS\s*:/i.test(t)) {
           acc.additional_info.bo_status = kv(t, 'BO STATUS');
           acc.additional_info.bo_sub_status = kv(t, 'BO SUB STATUS');
-        } else if (/^BO TYPE\s*:/.test(t)) {
+        } else if (/^BO TYPE\s*:/i.test(t)) {
           acc.additional_info.bo_type = kv(t, 'BO TYPE');
           acc.additional_info.bsda = kv(t, 'BSDA');
           acc.additional_info.status = kv(t, 'ACCOUNT STATUS');
-        } else if ((m = /^NOMINEE\s*:\s*(.+)$/.exec(t))) acc.additional_info.nominee = m[1].trim();
+        } else if ((m = /^NOMINEE\s*:\s*(.+)$/i.exec(t))) acc.additional_info.nominee = m[1].trim();
         else if ((m = /^EMAIL ID\s*:\s*(\S+@\S+)/i.exec(t))) acc.additional_info.email = m[1].toLowerCase();
         break;
       }
       case 'txns': {
         if (!acc) break;
-        const isinLine = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\b/.exec(t);
-        if (isinLine) {
-          txnIsin = isinLine[1];
-          continue;
+        if ((m = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\b/.exec(t))) {
+          txns.flush();
+          txnIsin = m[1];
+          break;
         }
-        const h = findHeader(line, [TXN_HEADER]);
-        if (h) {
-          cols = h;
-          continue;
+        const next = txns.header(lines, i);
+        if (next !== null) {
+          i = next - 1;
+          break;
         }
-        if (!cols || !txnIsin) continue;
-        const txn = dematTxnRow(line, cols, 'balance');
-        if (!txn) continue;
-        const list = pending.get(acc)!;
-        list.set(txnIsin, [...(list.get(txnIsin) ?? []), txn]);
+        txns.feed(line);
         break;
       }
       case 'holdings': {
         if (!acc) break;
-        const pv = /^Portfolio Value\s*[`₹]?\s*([\d,.]+)/i.exec(t);
-        if (pv) {
-          declared.set(`${acc.dp_id}|${acc.client_id}`, parseNumber(pv[1]) ?? 0);
-          mode = 'none';
-          continue;
+        if (/^Portfolio Value\b/i.test(t)) {
+          holdings.end();
+          const v = lastAmount(line.words.some((w) => /^as$/i.test(w.text)) ? { ...line, words: line.words.slice(0, line.words.findIndex((w) => /^as$/i.test(w.text))) } : line);
+          if (v !== null) declared.set(`${acc.dp_id}|${acc.client_id}`, v);
+          section = 'none';
+          break;
         }
-        const h = findHeader(line, [HOLDING_HEADER]);
-        if (h) {
-          cols = h;
-          continue;
+        const next = holdings.header(lines, i);
+        if (next !== null) {
+          i = next - 1;
+          break;
         }
-        const k = line.pieces.length === 1 ? headingKind(t) : null;
+        const k = line.words.length <= 8 ? headingKind(t) : null;
         if (k) {
+          holdings.flush();
           kind = k;
-          last = undefined;
-          continue;
+          break;
         }
-        if (!cols || !kind) continue;
-        const r = holdingRow(line, cols, last);
-        if (r.holding) {
-          acc.holdings[kind].push(r.holding);
-          last = r.holding;
+        holdings.feed(line);
+        break;
+      }
+      case 'mfmeta': {
+        const next = metaRows.header(lines, i);
+        if (next !== null) {
+          i = next - 1;
+          break;
+        }
+        if (metaRows.feed(line)) break;
+        // `Label : value` pairs, several on a line.
+        const pairs: [string, string][] = [];
+        const parts = t.split(META_LABELS);
+        for (let k = 1; k + 1 < parts.length; k += 2) pairs.push([parts[k].toUpperCase().replace(/\s+/g, ' '), parts[k + 1].trim()]);
+        for (const [label, value] of pairs) {
+          if (label === 'AMC NAME') {
+            meta = { amc: value, name: '', folio: '', isin: '', ucc: '', rta: null };
+            metas.push(meta);
+          } else if (meta) {
+            if (label === 'SCHEME NAME') meta.name = value;
+            else if (label === 'FOLIO NO') meta.folio = value.replace(/\s+/g, '');
+            else if (label === 'UCC') meta.ucc = value;
+            else if (label === 'ISIN') meta.isin = /^(IN[A-Z0-9]{10})/.exec(value)?.[1] ?? value;
+            else if (label === 'RTA') meta.rta = value;
+          }
+        }
+        // Older statements print the balances in the block too.
+        if (meta && /^Closing Bal/i.test(t)) {
+          const n = (re: RegExp): number | null => parseNumber(re.exec(t)?.[1]);
+          const units = n(/Closing Bal \(Units\)\s*:\s*([\d,.]+)/i) ?? 0;
+          const nav = n(/NAV \([^)]*\)\s*:\s*([\d,.]+)/i);
+          const cost = n(/Invested Value \([^)]*\)\s*:\s*([\d,.]+)/i);
+          const value = n(/Valuation \([^)]*\)\s*:\s*([\d,.]+)/i) ?? 0;
+          oldScheme = meta;
+          addScheme(oldScheme.amc, oldScheme.folio, oldScheme.rta, schemeFromFolioRow(oldScheme.isin, oldScheme.name, units, nav, value, cost, null, true));
+          metas.pop();
+          meta = undefined;
         }
         break;
       }
-      case 'folios': {
-        let m: RegExpExecArray | null;
-        if ((m = /^AMC Name\s*:\s*(.+)$/.exec(t))) scheme = { amc: m[1].trim(), name: '', folio: '', isin: '', rta: null };
-        else if (scheme && (m = /^Scheme Name\s*:\s*(.+)$/.exec(t))) scheme.name = m[1].trim();
-        else if (scheme && (m = /^Folio No\s*:\s*(.+)$/.exec(t))) scheme.folio = m[1].trim();
-        else if (scheme && (m = /^ISIN\s*:\s*(IN[A-Z0-9]{10})(?:\s+RTA\s*:\s*(\S+))?/.exec(t))) {
-          scheme.isin = m[1];
-          scheme.rta = m[2] ?? null;
-        } else if (scheme && /^Closing Bal/i.test(t)) {
-          const num = (re: RegExp): number | null => parseNumber(re.exec(t)?.[1]);
-          const units = num(/Closing Bal \(Units\)\s*:\s*([\d,.]+)/i) ?? 0;
-          const nav = num(/NAV \([`₹]?\)\s*:\s*([\d,.]+)/i);
-          const cost = num(/Invested Value \([`₹]?\)\s*:\s*([\d,.]+)/i);
-          const value = num(/Valuation \([`₹]?\)\s*:\s*([\d,.]+)/i) ?? 0;
-          const s = scheme;
-          let folio = out.mutual_funds.find((f) => f.folio_number === s.folio && f.amc === s.amc);
-          if (!folio) {
-            folio = { folio_number: s.folio, amc: s.amc, registrar: s.rta, value: 0, linked_holders: [], schemes: [], additional_info: { pan: null, pankyc: null, kyc: null } } as MutualFundFolio;
-            out.mutual_funds.push(folio);
-          }
-          folio.schemes.push(schemeFromFolioRow(s.isin, s.name, units, nav, value, cost, null, true));
-          scheme = undefined;
+      case 'mftable': {
+        const next = folioTable.header(lines, i);
+        if (next !== null) {
+          i = next - 1;
+          break;
         }
+        folioTable.feed(line);
         break;
       }
       case 'nps': {
         if (!nps) break;
-        let m: RegExpExecArray | null;
-        if ((m = /^SUBSCRIBER\s*:\s*(.+?)\s+PAN\s*:\s*([A-Z]{5}\d{4}[A-Z])/.exec(t))) {
-          nps.linked_holders.push({ name: m[1], pan: m[2] });
-          continue;
+        if ((m = /^PRAN\s*:\s*(\d+)\s+CRA\s*:\s*(.+)$/i.exec(t))) {
+          nps.pran = m[1];
+          nps.cra = m[2].trim();
+          break;
         }
-        cols = npsTableLine(line, cols, nps, NPS_HEADER);
+        if ((m = /^SUBSCRIBER\s*:\s*(.+?)\s+PAN\s*:\s*(\S+)/i.exec(t))) {
+          nps.linked_holders.push({ name: m[1].trim(), pan: m[2] });
+          break;
+        }
+        const next = npsTable.header(lines, i);
+        if (next !== null) {
+          i = next - 1;
+          break;
+        }
+        npsTable.feed(line);
         break;
       }
-      case 'insurance':
-        cols = insuranceLine(line, cols, out.insurance.life_insurance_policies);
+      case 'insurance': {
+        const next = policies.header(lines, i);
+        if (next !== null) {
+          i = next - 1;
+          break;
+        }
+        policies.feed(line);
         break;
+      }
       default:
         break;
     }
   }
-  for (const [a, byIsin] of pending) {
-    for (const [isin, txns] of byIsin) {
+  endTables();
+
+  for (const [a, list] of pending) {
+    for (const { isin, txns: ts } of list) {
       const h = findHolding(a, isin);
-      if (h) h.transactions.push(...txns);
+      if (h) h.transactions.push(...ts);
       else warnings.push({ code: 'OrphanTransactions', message: `transactions for ${isin} but no such holding in account ${a.dp_id} ${a.client_id}` });
     }
   }
-  if (!out.demat_accounts.length && !out.mutual_funds.length) throw new DocumentError('UnsupportedDocument', 'no demat accounts or folios found in this depository_a statement');
+  if (!out.demat_accounts.length && !out.mutual_funds.length) {
+    const where = idIdx >= 0 ? `after the investor block on page ${lines[idIdx].page}` : 'anywhere (no "CAS ID" line either)';
+    throw new DocumentError('UnsupportedDocument', `no demat account ("DP Name : ... BO ID : ...") or mutual fund folio found ${where} in this depository_a statement`);
+  }
   out.investor.pan = out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ?? out.nps.flatMap((n) => n.linked_holders).find((h) => h.pan)?.pan ?? null;
   finishStatement(out, warnings, declared);
   return { data: out, warnings };

@@ -1,244 +1,283 @@
 /**
  * depository_b (NSDL) consolidated account statement -> Parsed statement. Pure.
- * Sections: investor block (page 2 after a cover), account summary, one block per demat
- * account (holding tables by kind, transactions per ISIN), mutual fund folios, NPS, insurance.
+ *
+ * Read by content: the investor block opened by `NSDL ID:` (page 1 may be a cover; the
+ * `... for the month of ...` line ends the block), the summary `Your Demat Account and Mutual
+ * Fund Folios` wherever it is (declared values for the self-checks), each demat account found by
+ * its `DP ID: ... Client ID: ...` line (one-line headers with the DP name and holders, or stacked
+ * label lines; a CDSL account keeps its own ids), holding tables by kind (bonds with coupon and
+ * maturity columns), transactions per ISIN, mutual fund folios with AMC sub-headings, NPS and
+ * insurance.
  */
 import { DocumentError } from '../../errors.js';
-import type { Line, PdfDocument } from '../../pdf/model.js';
-import { allLines } from '../../pdf/model.js';
-import { splitCells, type Column } from '../../pdf/table.js';
-import { parseDate, parseMonthYear, parseNumber } from '../../pdf/numbers.js';
+import type { PdfDocument } from '../../pdf/model.js';
 import type { DematAccount, Holding, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning } from '../../schema/index.js';
 import { emptyStatement, type ParseResult } from '../common.js';
-import {
-  dematTxnRow, emptyHoldings, findHeader, findHolding, finishStatement, headingKind, holdersFrom, holdingRow, insuranceLine,
-  ISIN_START, npsTableLine, schemeFromFolioRow, type HoldingKind, type Label,
-} from '../depository/shared.js';
+import { bodyLines, findPeriod, readInvestor, squash, text } from '../depository/read.js';
+import { folioSchemeOf, holdingOf, lastAmount, npsFundOf, policyOf, Table, transactionOf } from '../depository/sections.js';
+import { emptyHoldings, findHolding, finishStatement, headingKind, holdersFrom, type HoldingKind } from '../depository/shared.js';
 
-const HOLDING_HEADERS: Label[][] = [
-  [{ name: 'isin', label: 'ISIN', align: 'left' }, { name: 'symbol', label: 'Stock Symbol', align: 'left' }, { name: 'name', label: 'Company Name', align: 'left' }, { name: 'face', label: 'Face Value', align: 'right' }, { name: 'units', label: 'No. of Shares', align: 'right' }, { name: 'price', label: 'Market Price', align: 'right' }, { name: 'value', label: 'Value', align: 'right' }],
-  [{ name: 'isin', label: 'ISIN', align: 'left' }, { name: 'name', label: 'ISIN Description', align: 'left' }, { name: 'units', label: 'No. of Units', align: 'right' }, { name: 'price', label: 'NAV', align: 'right' }, { name: 'value', label: 'Value', align: 'right' }],
-  [{ name: 'isin', label: 'ISIN', align: 'left' }, { name: 'name', label: 'Security Description', align: 'left' }, { name: 'face', label: 'Face Value', align: 'right' }, { name: 'units', label: 'Quantity', align: 'right' }, { name: 'price', label: 'Market Price', align: 'right' }, { name: 'value', label: 'Value', align: 'right' }],
-];
-const TXN_HEADER: Label[] = [{ name: 'date', label: 'Date', align: 'left' }, { name: 'order', label: 'Order No', align: 'left' }, { name: 'desc', label: 'Description', align: 'left' }, { name: 'open', label: 'Opening Balance', align: 'right' }, { name: 'debit', label: 'Debit', align: 'right' }, { name: 'credit', label: 'Credit', align: 'right' }, { name: 'close', label: 'Closing Balance', align: 'right' }];
-const FOLIO_HEADER: Label[] = [{ name: 'isin', label: 'ISIN', align: 'left' }, { name: 'ucc', label: 'UCC', align: 'left' }, { name: 'name', label: 'ISIN Description', align: 'left' }, { name: 'folio', label: 'Folio No', align: 'left' }, { name: 'units', label: 'No. of', align: 'right' }, { name: 'avg', label: 'Average Cost', align: 'right' }, { name: 'cost', label: 'Total', align: 'right' }, { name: 'nav', label: 'Current NAV', align: 'right' }, { name: 'value', label: 'Current', align: 'right' }, { name: 'pnl', label: 'Unrealised', align: 'right' }, { name: 'ret', label: 'Annualised', align: 'right' }];
-const NPS_HEADER: Label[] = [{ name: 'tier', label: 'Tier', align: 'left' }, { name: 'name', label: 'Scheme Name', align: 'left' }, { name: 'manager', label: 'Pension Fund Manager', align: 'left' }, { name: 'units', label: 'No. of Units', align: 'right' }, { name: 'nav', label: 'NAV', align: 'right' }, { name: 'value', label: 'Value', align: 'right' }];
+type Section = 'none' | 'summary' | 'holdings' | 'txns' | 'folios' | 'nps' | 'insurance' | 'done';
 
-type Mode = 'none' | 'summary' | 'holdings' | 'txns' | 'folios' | 'nps' | 'insurance' | 'done';
-
-const squash = (l: Line): string => l.text.replace(/\s{2,}/g, ' ').trim();
+const IDS = /DP\s*ID\s*:?\s*([A-Z0-9]{8})\s+Client\s*ID\s*:?\s*(\d{8})/i;
 
 export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement> {
-  const lines = allLines(doc).filter((l) => !(/^NSDL ID:\s*\d+$/.test(squash(l)) && l.pieces[0].x0 > 150) && !/^Page \d+( of \d+)?$/.test(squash(l)));
+  const lines = bodyLines(doc, (t, l) => /^NSDL ID:\s*\d+(\s+Page \d+( of \d+)?)?$/i.test(t) && (l.words[0]?.x0 ?? 0) > 150);
   const warnings: ParseWarning[] = [];
   const out = emptyStatement('DEPOSITORY_B');
   const declared = new Map<string, number>();
 
-  // Investor block: the left-aligned `NSDL ID:` line, then name and address up to the period line.
-  const idIdx = lines.findIndex((l) => /^NSDL ID\s*:\s*\d+/.test(squash(l)));
-  if (idIdx < 0) throw new DocumentError('UnsupportedDocument', 'no "NSDL ID:" line found: this does not read as a depository_b statement');
-  out.investor.cas_id = /NSDL ID\s*:\s*(\d+)/.exec(squash(lines[idIdx]))![1];
-  const block: string[] = [];
-  let i = idIdx + 1;
-  for (; i < lines.length; i++) {
-    const t = squash(lines[i]);
-    const period = /Statement for the period from (\d{1,2}-[A-Za-z]{3}-\d{4}) to (\d{1,2}-[A-Za-z]{3}-\d{4})/i.exec(t);
-    if (period) {
-      out.meta.statement_period = { from: parseDate(period[1]), to: parseDate(period[2]) ?? '1970-01-01' };
-      i++;
-      break;
-    }
-    if (/^Your Demat Account/i.test(t)) break;
-    block.push(t);
-  }
-  if (!out.meta.statement_period.from) {
-    const month = lines.map((l) => /for the month of ([A-Za-z]+ \d{4})/i.exec(squash(l))).find(Boolean);
-    const p = month ? parseMonthYear(month[1]) : null;
-    if (p) out.meta.statement_period = p;
-  }
-  const addr: string[] = [];
-  for (const t of block) {
-    let m: RegExpExecArray | null;
-    if ((m = /^PIN\s*CODE\s*:?\s*(\d{6})/i.exec(t))) out.investor.pincode = m[1];
-    else if ((m = /^E-?mail(?: Id)?\s*:\s*(\S+@\S+)/i.exec(t))) out.investor.email = m[1].toLowerCase();
-    else if ((m = /^Mobile(?: No)?\s*:\s*(\+?[\d ]{8,})/i.exec(t))) out.investor.mobile = m[1].replace(/\s/g, '');
-    else if (!out.investor.name) out.investor.name = t;
-    else addr.push(t);
-  }
-  out.investor.address = addr.join(', ') || null;
-  if (!out.investor.pincode) out.investor.pincode = /\b(\d{6})\b/.exec(addr.join(' '))?.[1] ?? null;
+  const idIdx = lines.findIndex((l) => /^NSDL ID\s*:?\s*\d+/i.test(text(l)) && (l.words[0]?.x0 ?? 0) < 150);
+  if (idIdx < 0) throw new DocumentError('UnsupportedDocument', 'no "NSDL ID:" line opening an investor block was found on any page: this does not read as a depository_b statement');
+  out.investor.cas_id = /NSDL ID\s*:?\s*(\d+)/i.exec(text(lines[idIdx]))![1];
+  const inv = readInvestor(lines, idIdx);
+  Object.assign(out.investor, { name: inv.name, address: inv.address, pincode: inv.pincode, email: inv.email, mobile: inv.mobile });
+  const period = findPeriod(lines);
+  if (period) out.meta.statement_period = period;
 
-  let mode: Mode = 'none';
+  let section: Section = 'none';
   let acc: DematAccount | undefined;
   let kind: HoldingKind | null = null;
-  let cols: Column[] | null = null;
-  let last: Holding | undefined;
   let txnHolding: Holding | undefined;
-  let folio: MutualFundFolio | undefined;
-  let lastScheme: MutualFundFolio['schemes'][number] | undefined;
   let amc = '';
   let nps: NpsAccount | undefined;
+  let pendingValue: number | null = null;
+  let pendingType = '';
+  let pendingName = '';
+  let rosterHolders: { name: string; pan: string | null }[] = [];
+  const roster: { type: string; dpName: string; dpId: string; clientId: string; holders: { name: string; pan: string | null }[] }[] = [];
+  let lastFolio: MutualFundFolio | undefined;
 
-  for (; i < lines.length; i++) {
-    const line = lines[i];
-    const t = squash(line);
-    if (/\*+\s*End of Statement\s*\*+/i.test(t)) break;
-    if (/^Your Demat Account and Mutual Fund Folios/i.test(t)) {
-      mode = 'summary';
-      continue;
-    }
-    if (mode === 'summary') {
-      const m = /^(NSDL|CDSL) Demat Account\b.*DP ID\s*:\s*(\S+)\s+Client ID\s*:\s*(\S+)\s+\d+\s+([\d,.]+)$/.exec(t);
-      if (m) declared.set(`${m[2]}|${m[3]}`, parseNumber(m[4]) ?? 0);
-      const g = /^Grand Total\s+([\d,.`₹ ]+)$/.exec(t);
-      if (g) {
-        declared.set('grand', parseNumber(g[1].replace(/[`₹\s]/g, '')) ?? 0);
-        mode = 'none';
+  const holdings = new Table('isin', (f) => {
+    if (acc && kind && f.isin) acc.holdings[kind].push(holdingOf(f));
+  });
+  const txns = new Table('date', (f, _ls, key) => {
+    const t = transactionOf(f, key);
+    if (t && txnHolding) txnHolding.transactions.push(t);
+  });
+  const folios = new Table('isin', (f) => {
+    const folioNo = (f.text.folio ?? '').replace(/\s+/g, '');
+    if (!lastFolio || lastFolio.folio_number !== folioNo || lastFolio.amc !== amc) {
+      lastFolio = out.mutual_funds.find((x) => x.folio_number === folioNo && x.amc === amc);
+      if (!lastFolio) {
+        lastFolio = { folio_number: folioNo, amc, registrar: null, value: 0, linked_holders: [], schemes: [], additional_info: { pan: null, pankyc: null, kyc: null } };
+        out.mutual_funds.push(lastFolio);
       }
-      continue;
     }
-    // Demat account block heading (a single piece; the summary rows have several).
-    const accM = /^(NSDL|CDSL) Demat Account$/.exec(t);
-    if (accM && line.pieces.length === 1) {
+    lastFolio.schemes.push(folioSchemeOf(f));
+  });
+  const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)));
+  const policies = new Table('policy', (f) => out.insurance.life_insurance_policies.push(policyOf(f)));
+  const tables = [holdings, txns, folios, npsTable, policies];
+  const endTables = (): void => tables.forEach((t) => t.end());
+
+  /** A demat account header: its ids line, the DP name and the holders around it. */
+  function account(i: number, ids: RegExpExecArray): number {
+    const dpId = ids[1];
+    const clientId = ids[2];
+    const t = text(lines[i]);
+    const before = squash(t.slice(0, t.search(/DP\s*ID/i)));
+    const prev = i > 0 ? text(lines[i - 1]) : '';
+    const typeHint = /\b(NSDL|CDSL) Demat Account\b/i.exec(`${prev} ${t}`)?.[1];
+    const cdsl = typeHint ? typeHint.toUpperCase() === 'CDSL' : !/^IN/i.test(dpId);
+    let dpName = before.replace(/^(NSDL|CDSL) Demat Account\s*/i, '');
+    let m: RegExpExecArray | null;
+    if (!dpName && (m = /^DP Name\s*:?\s*(.+)$/i.exec(prev))) dpName = m[1].trim();
+    // Holders: on this line after the ids, on the lines below, or an `Account Holder(s):` line;
+    // some templates print the DP name and the holders above the ids, under the account heading.
+    const holderText: string[] = [t.slice(t.search(IDS) + ids[0].length)];
+    for (let k = i - 1; k >= 0 && k >= i - 4 && lines[k].page === lines[i].page; k--) {
+      const u = lines[k].text;
+      if (/\b(NSDL|CDSL) Demat Account\b/i.test(u) || IDS.test(u)) break;
+      for (const part of u.split(/\s{2,}/)) {
+        const left = squash(part);
+        if (/\(PAN\s*:/i.test(left)) holderText.unshift(left);
+        else if (!dpName && left && !/^ACCOUNT HOLDERS?$/i.test(left)) dpName = left;
+      }
+    }
+    let j = i + 1;
+    for (; j < lines.length && j < i + 5; j++) {
+      const u = text(lines[j]);
+      if (!/\(PAN\s*:/i.test(u) || /^ISIN\b/i.test(u)) break;
+      holderText.push(u.replace(/^Account Holder\(?s?\)?\s*:?\s*/i, ''));
+    }
+    acc = out.demat_accounts.find((a) => a.dp_id === dpId && a.client_id === clientId);
+    if (!acc) {
+      const holders = holdersFrom(holderText.join(' '));
       acc = {
-        demat_type: accM[1] === 'NSDL' ? 'DEPOSITORY_B' : 'DEPOSITORY_A',
-        dp_id: '', dp_name: '', client_id: '', bo_id: null, value: 0, linked_holders: [], holdings: emptyHoldings(), additional_info: { linked_pans: [] },
+        demat_type: cdsl ? 'DEPOSITORY_A' : 'DEPOSITORY_B', dp_id: dpId, dp_name: dpName, client_id: clientId, bo_id: cdsl ? `${dpId}${clientId}` : null, value: 0,
+        linked_holders: holders, holdings: emptyHoldings(), additional_info: { linked_pans: holders.map((h) => h.pan).filter((p): p is string => Boolean(p)) },
       };
       out.demat_accounts.push(acc);
-      mode = 'none';
-      kind = null;
+    }
+    kind = null;
+    return j;
+  }
+
+  for (let i = idIdx + 1; i < lines.length; i++) {
+    const line = lines[i];
+    const t = text(line);
+    let m: RegExpExecArray | null;
+    if (/\*+\s*End of Statement\s*\*+/i.test(t)) break;
+    if (/^Your Demat Account and Mutual Fund Folios/i.test(t)) {
+      endTables();
+      section = 'summary';
       continue;
     }
-    if (acc && mode === 'none') {
-      let m: RegExpExecArray | null;
-      if ((m = /^DP Name\s*:\s*(.+)$/.exec(t))) {
-        acc.dp_name = m[1].trim();
+    if (section === 'summary') {
+      if (/^In the (single|joint) names? of/i.test(t)) rosterHolders = [];
+      else if (/\(PAN\s*:/i.test(t) && !/Demat Account/i.test(t)) rosterHolders.push(...holdersFrom(t));
+      let tm: RegExpExecArray | null;
+      if ((tm = /^(NSDL|CDSL) Demat Account\b(.*)$/i.exec(t))) {
+        pendingValue = lastAmount(line);
+        pendingType = tm[1].toUpperCase();
+        const rest = squash(tm[2].replace(/\s+[\d,.]+\s+[\d,.`₹]+$/, '').replace(IDS, ''));
+        const above = i > 0 ? text(lines[i - 1]) : '';
+        pendingName = rest || (!/\d|\(PAN|Demat Account|Name/i.test(above) ? above : '');
+      }
+      const ids = IDS.exec(t);
+      if (ids) {
+        const v = /Demat Account/i.test(t) ? lastAmount(line) : pendingValue;
+        if (v !== null) declared.set(`${ids[1]}|${ids[2]}`, v);
+        roster.push({ type: pendingType || (/^IN/i.test(ids[1]) ? 'NSDL' : 'CDSL'), dpName: pendingName, dpId: ids[1], clientId: ids[2], holders: [...rosterHolders] });
+        pendingValue = null;
+        pendingType = '';
+        pendingName = '';
         continue;
       }
-      if ((m = /^DP ID\s*:\s*(\S+)\s+Client ID\s*:\s*(\S+)/i.exec(t))) {
-        acc.dp_id = m[1];
-        acc.client_id = m[2];
-        if (acc.demat_type === 'DEPOSITORY_A') acc.bo_id = `${m[1]}${m[2]}`;
-        continue;
+      if (/^Grand Total\b/i.test(t)) {
+        const v = lastAmount(line);
+        if (v !== null) declared.set('grand', v);
+        section = 'none';
       }
-      if (/^Account Holder/i.test(t)) {
-        acc.linked_holders = holdersFrom(t);
-        acc.additional_info.linked_pans = acc.linked_holders.map((h) => h.pan).filter((p): p is string => Boolean(p));
-        continue;
-      }
+      continue;
     }
-    const k = line.pieces.length === 1 ? headingKind(t) : null;
+    // A demat account header (outside the summary): the line with its ids.
+    const ids = IDS.exec(t);
+    if (ids && !/^ISIN\b/i.test(t)) {
+      endTables();
+      i = account(i, ids) - 1;
+      section = 'none';
+      continue;
+    }
+    const k = line.words.length <= 6 ? headingKind(t) : null;
     if (k && acc) {
+      endTables();
       kind = k;
-      mode = 'holdings';
-      cols = null;
-      last = undefined;
+      section = 'holdings';
       continue;
     }
     if (/^Transactions for the period/i.test(t)) {
-      mode = 'txns';
-      cols = null;
+      endTables();
+      section = 'txns';
+      txnHolding = undefined;
       continue;
     }
     if (/^Mutual Fund Folios \(F\)$/i.test(t)) {
-      mode = 'folios';
-      cols = null;
+      endTables();
+      section = 'folios';
       acc = undefined;
+      amc = '';
       continue;
     }
     if (/^National Pension System \(N\)$/i.test(t)) {
-      mode = 'nps';
-      cols = null;
+      endTables();
+      section = 'nps';
+      acc = undefined;
       nps = { pran: '', cra: '', value: 0, funds: [], linked_holders: [], additional_info: {} };
       out.nps.push(nps);
       continue;
     }
     if (/^Life Insurance Policies$/i.test(t)) {
-      mode = 'insurance';
-      cols = null;
+      endTables();
+      section = 'insurance';
+      acc = undefined;
       continue;
     }
+    if (/^(NSDL|CDSL) Demat Account$/i.test(t) || /^DP Name\s*:/i.test(t)) continue;
 
-    switch (mode) {
+    switch (section) {
       case 'holdings': {
-        const h = findHeader(line, HOLDING_HEADERS);
-        if (h) {
-          cols = h;
-          continue;
+        const next = holdings.header(lines, i);
+        if (next !== null) {
+          i = next - 1;
+          break;
         }
-        if (!cols || !acc || !kind) continue;
-        if (/^Sub Total\b/i.test(t)) {
-          last = undefined;
-          continue;
-        }
-        const r = holdingRow(line, cols, last);
-        if (r.holding) {
-          acc.holdings[kind].push(r.holding);
-          last = r.holding;
-        }
+        holdings.feed(line);
         break;
       }
       case 'txns': {
-        const isinLine = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\s*-\s*(.+)$/.exec(t);
-        if (isinLine) {
-          txnHolding = findHolding(acc, isinLine[1]);
-          if (!txnHolding) warnings.push({ code: 'OrphanTransactions', message: `transactions for ${isinLine[1]} but no such holding in account ${acc?.dp_id ?? '?'} ${acc?.client_id ?? ''}` });
-          continue;
+        if ((m = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\s*-/.exec(t))) {
+          txns.flush();
+          txnHolding = findHolding(acc, m[1]);
+          if (!txnHolding) warnings.push({ code: 'OrphanTransactions', message: `transactions for ${m[1]} but no such holding in account ${acc?.dp_id ?? '?'} ${acc?.client_id ?? ''}` });
+          break;
         }
-        const h = findHeader(line, [TXN_HEADER]);
-        if (h) {
-          cols = h;
-          continue;
+        const next = txns.header(lines, i);
+        if (next !== null) {
+          i = next - 1;
+          break;
         }
-        if (!cols || !txnHolding) continue;
-        const txn = dematTxnRow(line, cols, 'close');
-        if (txn) txnHolding.transactions.push(txn);
+        txns.feed(line);
         break;
       }
       case 'folios': {
-        const h = findHeader(line, [FOLIO_HEADER]);
-        if (h) {
-          cols = h;
-          continue;
+        const next = folios.header(lines, i);
+        if (next !== null) {
+          i = next - 1;
+          break;
         }
-        if (!cols) continue;
-        const c = splitCells(line, cols);
-        if (c.isin && ISIN_START.test(c.isin) && c.value) {
-          const folioNo = (c.folio ?? '').trim();
-          if (!folio || folio.folio_number !== folioNo || folio.amc !== amc) {
-            folio = { folio_number: folioNo, amc, registrar: null, value: 0, linked_holders: [], schemes: [], additional_info: { pan: null, pankyc: null, kyc: null } };
-            out.mutual_funds.push(folio);
-          }
-          lastScheme = schemeFromFolioRow(c.isin, (c.name ?? '').trim(), parseNumber(c.units) ?? 0, parseNumber(c.nav), parseNumber(c.value) ?? 0, parseNumber(c.cost), parseNumber(c.pnl), false);
-          folio.schemes.push(lastScheme);
-          continue;
-        }
-        if (line.pieces.length === 1 && line.pieces[0].x0 < cols[1].x0 && /[a-z]/i.test(t) && !c.name) {
-          amc = t;
-          lastScheme = undefined;
-          continue;
-        }
-        if (lastScheme && c.name && Object.keys(c).every((key) => key === 'name')) lastScheme.name = `${lastScheme.name} ${c.name}`.replace(/\s+/g, ' ');
+        if (folios.feed(line)) break;
+        // An AMC sub-heading on its own line.
+        if (folios.grid && !line.words.some((w) => /\d/.test(w.text))) amc = t;
         break;
       }
       case 'nps': {
         if (!nps) break;
-        if (/^Subscriber/i.test(t)) {
-          nps.linked_holders = holdersFrom(t);
-          continue;
+        if ((m = /^PRAN\s*:\s*(\d+)\s+CRA\s*:\s*(.+)$/i.exec(t))) {
+          nps.pran = m[1];
+          nps.cra = m[2].trim();
+          break;
         }
-        cols = npsTableLine(line, cols, nps, NPS_HEADER);
+        if (/^Subscriber/i.test(t)) {
+          const sub = /^SUBSCRIBER\s*:\s*(.+?)\s+PAN\s*:\s*(\S+)/i.exec(t);
+          if (sub) nps.linked_holders.push({ name: sub[1].trim(), pan: sub[2] });
+          else nps.linked_holders.push(...holdersFrom(t));
+          break;
+        }
+        const next = npsTable.header(lines, i);
+        if (next !== null) {
+          i = next - 1;
+          break;
+        }
+        npsTable.feed(line);
         break;
       }
-      case 'insurance':
-        cols = insuranceLine(line, cols, out.insurance.life_insurance_policies);
+      case 'insurance': {
+        const next = policies.header(lines, i);
+        if (next !== null) {
+          i = next - 1;
+          break;
+        }
+        policies.feed(line);
         break;
+      }
       default:
         break;
     }
   }
-  if (!out.demat_accounts.length && !out.mutual_funds.length) throw new DocumentError('UnsupportedDocument', 'no demat accounts or folios found in this depository_b statement');
-  if (!out.investor.pan) out.investor.pan = out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ?? null;
+  endTables();
+  // Accounts the summary lists that have no holdings section (nothing held): kept, with no holdings.
+  for (const r of roster) {
+    if (out.demat_accounts.some((a) => a.dp_id === r.dpId && a.client_id === r.clientId)) continue;
+    const cdsl = r.type === 'CDSL';
+    out.demat_accounts.push({
+      demat_type: cdsl ? 'DEPOSITORY_A' : 'DEPOSITORY_B', dp_id: r.dpId, dp_name: r.dpName, client_id: r.clientId, bo_id: cdsl ? `${r.dpId}${r.clientId}` : null, value: 0,
+      linked_holders: r.holders, holdings: emptyHoldings(), additional_info: { linked_pans: r.holders.map((h) => h.pan).filter((p): p is string => Boolean(p)) },
+    });
+  }
+  if (!out.demat_accounts.length && !out.mutual_funds.length) throw new DocumentError('UnsupportedDocument', `no demat account ("DP ID: ... Client ID: ...") or mutual fund folio found after the investor block (page ${lines[idIdx].page}) of this depository_b statement`);
+  out.investor.pan = out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ?? null;
   finishStatement(out, warnings, declared);
   return { data: out, warnings };
 }

@@ -1,0 +1,174 @@
+/**
+ * Table sections both depository statements print (holdings, folios, transactions, NPS funds,
+ * insurance policies), read record by record: a header (1-4 stacked lines) sets the columns, a
+ * key (ISIN, date, tier, policy number) opens a record, lines below continue it, totals and
+ * headings close it. Each reader turns a record into a schema object; pure.
+ */
+import type { Line } from '../../pdf/model.js';
+import { parseDate, parseNumber } from '../../pdf/numbers.js';
+import type { Holding, LifeInsurancePolicy, NpsAccount, Transaction } from '../../schema/index.js';
+import { lineSize, readHeader, textColumn, type Grid } from '../common/table-grid.js';
+import { FULL_ISIN, isinWord, isTableHeading, num, recordFields, text, TOTAL_ROW, type RecFields } from './read.js';
+import { dematTransaction, schemeFromFolioRow } from './shared.js';
+
+export type Key = 'isin' | 'date' | 'tier' | 'policy';
+
+/** One table being read: its columns and the record under construction. */
+export class Table {
+  grid: Grid | null = null;
+  /** The record being read: the lines up to and including its key line, and the lines after it. */
+  private rec: { key: Line; lines: Line[] } | null = null;
+  /** Lines after the last key (or before the first): they go to the record above or below. */
+  private pending: Line[] = [];
+  constructor(readonly key: Key, private readonly emit: (f: RecFields, lines: Line[], key: Line) => void) {}
+
+  /** A header at lines[i]? Then the columns change and the index after it is returned. */
+  header(lines: Line[], i: number): number | null {
+    const g = readHeader(lines, i);
+    if (!g || !this.fits(g)) return null;
+    this.flush();
+    this.grid = g;
+    return g.next;
+  }
+
+  private fits(g: Grid): boolean {
+    const roles = new Set(g.columns.map((c) => c.role));
+    if (this.key === 'isin') return roles.has('isin');
+    if (this.key === 'date') return roles.has('date');
+    if (this.key === 'tier') return roles.has('tier');
+    return roles.has('policy');
+  }
+
+  isKey(l: Line): boolean {
+    const g = this.grid!;
+    const first = l.words[0];
+    if (!first) return false;
+    switch (this.key) {
+      case 'isin': {
+        const w = isinWord(l, g);
+        return Boolean(w && (FULL_ISIN.test(w.text) || w.text.length >= 6));
+      }
+      case 'date':
+        return parseDate(first.text) !== null && /\d{4}$/.test(first.text);
+      case 'tier':
+        return textColumn(first, g.columns)?.role === 'tier' && /^(tier|i{1,2}|1|2)$/i.test(first.text);
+      default:
+        return textColumn(first, g.columns)?.role === 'policy' && Math.abs(first.x0 - g.columns[0].x0) < 12;
+    }
+  }
+
+  /**
+   * Feed a body line; true when the table took it. Lines between two keys are shared out at the
+   * widest vertical gap among them: a record's name may wrap above its key line as well as below.
+   * A heading, a total or a foreign line closes the record.
+   */
+  feed(l: Line): boolean {
+    if (!this.grid) return false;
+    const t = text(l);
+    if (TOTAL_ROW.test(t) || /^(opening|closing) balance\b/i.test(t)) {
+      this.flush();
+      return true;
+    }
+    if (this.isKey(l)) {
+      const before = this.pending;
+      this.pending = [];
+      let mine: Line[] = before;
+      if (this.rec) {
+        const chain = [this.rec.lines[this.rec.lines.length - 1], ...before, l];
+        let cut = 0;
+        let widest = -1;
+        for (let k = 1; k < chain.length; k++) {
+          const gap = chain[k].page === chain[k - 1].page ? chain[k].y - chain[k - 1].y : Infinity;
+          if (gap > widest) {
+            widest = gap;
+            cut = k;
+          }
+        }
+        this.rec.lines.push(...before.slice(0, cut - 1));
+        mine = before.slice(cut - 1);
+        this.flush();
+      }
+      // Lines above the key belong to it only when they are close to it.
+      const near: Line[] = [];
+      let at = l;
+      for (let k = mine.length - 1; k >= 0; k--) {
+        if (mine[k].page !== at.page || at.y - mine[k].y > lineSize(at) * 2.4) break;
+        near.unshift(mine[k]);
+        at = mine[k];
+      }
+      this.rec = { key: l, lines: [...near, l] };
+      return true;
+    }
+    if (isTableHeading(l, this.grid)) {
+      this.flush();
+      return false;
+    }
+    const last = this.pending[this.pending.length - 1] ?? this.rec?.lines[this.rec.lines.length - 1];
+    if (!last || (l.page === last.page && l.y - last.y <= lineSize(l) * 2.4) || (!this.rec && l.page === last.page)) {
+      this.pending.push(l);
+      return true;
+    }
+    this.flush();
+    this.pending.push(l);
+    return true;
+  }
+
+  flush(): void {
+    if (this.rec && this.grid) {
+      const lines = [...this.rec.lines];
+      let last = lines[lines.length - 1];
+      for (const l of this.pending) {
+        if (l.page !== last.page || l.y - last.y > lineSize(l) * 2.4) break;
+        lines.push(l);
+        last = l;
+      }
+      this.emit(recordFields({ lines, key: this.rec.key }, this.grid), lines, this.rec.key);
+    }
+    this.rec = null;
+    this.pending = [];
+  }
+
+  /** Close the table (end of its section). */
+  end(): void {
+    this.flush();
+    this.grid = null;
+  }
+}
+
+export function holdingOf(f: RecFields): Holding {
+  const units = num(f, 'units') ?? 0;
+  return { isin: f.isin, name: f.text.name ?? '', units, value: num(f, 'value') ?? 0, transactions: [], additional_info: { open_units: units, close_units: units } };
+}
+
+export function transactionOf(f: RecFields, key: Line): Transaction | null {
+  const date = parseDate(key.words[0]?.text);
+  if (!date) return null;
+  const order = (f.text.order ?? '').trim() || null;
+  return dematTransaction(date, f.text.name ?? '', order, num(f, 'credit'), num(f, 'debit'), num(f, 'balance'));
+}
+
+export function npsFundOf(f: RecFields): NpsAccount['funds'][number] {
+  const tier = /\bII\b|\b2\b/.test(f.text.tier ?? '') ? 2 : 1;
+  return { name: f.text.name ?? '', units: num(f, 'units') ?? 0, nav: num(f, 'nav') ?? 0, value: num(f, 'value') ?? 0, cost: null, additional_info: { tier, manager: f.text.manager ?? '' } };
+}
+
+export function policyOf(f: RecFields): LifeInsurancePolicy {
+  return {
+    policy_number: f.text.policy ?? '', provider: f.text.insurer ?? '', policy_name: f.text.plan ?? '', life_assured: f.text.assured ?? '', status: f.text.status ?? '',
+    premium_frequency: f.text.frequency ?? '', sum_assured: num(f, 'sum') ?? 0, premium_amount: num(f, 'premium') ?? 0, additional_info: {},
+  };
+}
+
+/** A folio scheme row: units, NAV, cost and value by column (gain from value and cost). */
+export function folioSchemeOf(f: RecFields): ReturnType<typeof schemeFromFolioRow> {
+  return schemeFromFolioRow(f.isin, f.text.name ?? '', num(f, 'units') ?? 0, num(f, 'nav'), num(f, 'value') ?? 0, num(f, 'cost'), null, false);
+}
+
+/** The last amount on a line (summary values, `Portfolio Value`, totals). */
+export function lastAmount(l: Line): number | null {
+  for (let k = l.words.length - 1; k >= 0; k--) {
+    const v = l.words[k].text.replace(/^[`₹]|^Rs\.?|^INR/, '');
+    if (/\d/.test(v) && !/^\d{9,}$/.test(v) && parseNumber(v) !== null) return parseNumber(v);
+  }
+  return null;
+}
