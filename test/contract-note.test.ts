@@ -6,6 +6,9 @@ import { buildNote, toContractExpected, type NoteOptions } from './fixtures/cont
 import { renderNote, type NoteStyle } from './fixtures/contract-render.js';
 import { cas, expectedJson, fixture, manifest } from './helpers.js';
 import { withEmbeddedFont } from './fixtures/lib/pdf.js';
+import { plan, renderPlanPdf, seededNote } from './fixtures/contract-layout.js';
+import { drawStyle, type LayoutStyle } from './fixtures/lib/layout.js';
+import { genericCharge, genericColumn } from '../src/parsers/contract-note/layouts/generic.js';
 
 const BROKERS: BrokerType[] = ['broker_a', 'broker_b', 'broker_c', 'broker_d', 'unknown'];
 
@@ -76,7 +79,10 @@ describe('broker override and self-checks', () => {
 
   it('GST and net-amount mismatches are warnings', async () => {
     const doc = await openPdf(fixture('contract_note/broker_a.pdf'), { password: 'ABCPM1234K' });
-    for (const p of doc.pages) for (const l of p.lines) if (/^IGST/.test(l.pieces[0]?.text ?? '')) for (const piece of l.pieces.slice(1)) piece.text = '(99.99)';
+    for (const p of doc.pages) for (const l of p.lines) if (/^IGST/.test(l.pieces[0]?.text ?? '')) {
+      for (const piece of l.pieces.slice(1)) piece.text = '(99.99)';
+      for (const w of l.words.slice(-3)) w.text = '(99.99)';
+    }
     const { warnings } = parseContractNote(doc);
     expect(warnings.map((w) => w.code)).toEqual(['GstMismatch', 'NetMismatch']);
   });
@@ -88,5 +94,68 @@ describe('broker override and self-checks', () => {
     const no = await cas(['--no-input', 'parse', '--broker', 'broker_a', fixture('contract_note/broker_a.pdf')]);
     expect(no.exitCode).toBe(3);
     expect(no.stderr).toMatch(/password-protected/);
+  });
+});
+
+describe('traits of genuine notes (seeded layouts drawn by pdfkit, expected JSON from the data)', () => {
+  const parseStyled = async (broker: BrokerType, seed: number, over: Partial<LayoutStyle>) => {
+    const s: LayoutStyle = { ...drawStyle(seed), ...over };
+    const note = seededNote(broker, s);
+    const p = plan(note, s);
+    const { data } = parseContractNote(await openPdf(new Uint8Array(await renderPlanPdf(p, s))));
+    return { data, note, p };
+  };
+  it('labels without a colon, values in spaced columns, a lower-case month (`Trade Date   01-apr-2026`)', async () => {
+    const { data, note } = await parseStyled('unknown', 3, { labelColon: 'none', blocks: 'inline', synonym: 2 });
+    expect(data).toEqual(toContractExpected(note));
+    expect(data.broker_info.broker_type).toBe('unknown');
+  });
+  it('header cells stacked over four lines, descriptions wrapping with `SYMBOL / ISIN` on the next line, numbers on the last line', async () => {
+    for (const seed of [5, 11, 17]) {
+      const { data, note, p } = await parseStyled('broker_a', seed, { headerLines: 4, wrap: 3, numbersOnLastLine: true });
+      expect(p.cols.some((c) => c.label.length > 1)).toBe(true);
+      expect(data).toEqual(toContractExpected(note));
+    }
+  });
+  it('per-exchange sub-total rows (`NSE - Sub total`) and informational rows are skipped', async () => {
+    const { data, note, p } = await parseStyled('broker_d', 8, { subtotals: true, blankRows: true });
+    expect(p.rows.some((r) => r.kind === 'sub')).toBe(true);
+    expect(data).toEqual(toContractExpected(note));
+  });
+  it('order number and order time in one text run; runs per word and per glyph', async () => {
+    for (const runs of ['merged', 'word', 'glyph'] as const) {
+      const { data, note } = await parseStyled('broker_b', 21, { runs });
+      expect(data).toEqual(toContractExpected(note));
+    }
+  });
+  it('a back-office template without an Exchange column: segment sub-headings, `N/A` closing rates, GST rate rows, `Dr`/`Cr` amounts', async () => {
+    const { data, note, p } = await parseStyled('unknown', 4, { negatives: 'minus', synonym: 1 });
+    expect(p.cols.some((c) => c.keys.includes('exchange'))).toBe(false);
+    expect(p.charges.some((r) => / (Dr|Cr)$/.test(r[r.length - 1]))).toBe(true);
+    expect(data).toEqual(toContractExpected(note));
+    expect(data.detailed_trades.every((t) => t.exchange !== '')).toBe(true);
+  });
+  it('charges printed as columns (one header cell per charge, a TOTAL(NET) row), landscape', async () => {
+    const { data, note, p } = await parseStyled('unknown', 4, { synonym: 2 });
+    expect(p.chargeColumns).not.toBeNull();
+    expect(data).toEqual(toContractExpected(note));
+  });
+});
+
+describe('generic vocabulary', () => {
+  it('reads column labels of any broker, one cell naming two columns', () => {
+    expect(genericColumn('buy b quantity sell s')).toEqual(['bs', 'qty']);
+    expect(genericColumn('order no order time')).toEqual(['orderNo', 'orderTime']);
+    expect(genericColumn('gross rate trade price per unit rs')).toEqual(['rate']);
+    expect(genericColumn('closing rate per unit only for derivatives')).toEqual(['closing']);
+  });
+  it('reads charge rows by their words, rate rows and sub-totals left out', () => {
+    expect(genericCharge('taxable value of supply exchange transaction charges rs')).toBe('exchange');
+    expect(genericCharge('taxable value of supply sebi turnover fees rs')).toBe('sebi');
+    expect(genericCharge('cgst rate')).toBe('ignore');
+    expect(genericCharge('cgst rate 9 0000')).toBe('cgst');
+    expect(genericCharge('scrip total')).toBe('ignore');
+    expect(genericCharge('total brokerage')).toBe('brokerage');
+    expect(genericCharge('pay in obligation')).toBe('obligation');
   });
 });

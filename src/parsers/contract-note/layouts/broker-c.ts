@@ -1,8 +1,12 @@
 /** broker_c (Upstox / RKSV): `Instrument`, `Side` BUY/SELL, ISO dates, `Derivatives` segment. */
-import { left, right, type BrokerLayout } from './types.js';
+import type { BrokerLayout } from './types.js';
 
 export const brokerC: BrokerLayout = {
   type: 'broker_c',
-  trades: [left('orderNo', 'Order Number'), left('orderTime', 'Order Time'), left('tradeNo', 'Trade Number'), left('tradeTime', 'Trade Time'), left('security', 'Instrument'), left('bs', 'Side'), left('exchange', 'Exchange'), right('qty', 'Quantity'), right('rate', 'Price'), right('bpu', 'Brokerage'), right('netRate', 'Net Price'), right('closing', 'Closing Price'), right('netTotal', 'Net Value'), left('remarks', 'Remarks')],
-  charges: [['obligation', 'Obligation'], ['brokerage', 'Brokerage'], ['exchange', 'Transaction Charges'], ['clearing', 'Clearing Charges'], ['cgst', 'CGST'], ['sgst', 'SGST'], ['igst', 'IGST'], ['stt', 'Securities Transaction Tax'], ['sebi', 'SEBI Turnover Fees'], ['stamp', 'Stamp Duty'], ['net', 'Net Amount']],
+  trades: [
+    ['orderNo+orderTime', ['Order Number / Order Time']], ['orderNo', ['Order Number']], ['orderTime', ['Order Time']], ['tradeNo+tradeTime', ['Trade Number / Trade Time']], ['tradeNo', ['Trade Number']], ['tradeTime', ['Trade Time']],
+    ['security', ['Instrument']], ['bs', ['Side']], ['exchange', ['Exchange']], ['qty', ['Quantity']], ['rate', ['Price', 'Premium / Price']], ['bpu', ['Brokerage']], ['netRate', ['Net Price']], ['closing', ['Closing Price']], ['netTotal', ['Net Value']], ['remarks', ['Remarks']],
+  ],
+  facts: { cn: ['Contract Note No'], tradeDate: ['Trade Date'], settlementNo: ['Settlement No'], settlementDate: ['Settlement Date'], name: ['Client Name'], ucc: ['UCC'], pan: ['PAN'], address: ['Address'], pos: ['Place of Supply'], stateCode: ['State Code'] },
+  charges: [['obligation', ['Obligation']], ['brokerage', ['Brokerage']], ['exchange', ['Transaction Charges']], ['clearing', ['Clearing Charges']], ['cgst', ['CGST']], ['sgst', ['SGST']], ['igst', ['IGST']], ['stt', ['Securities Transaction Tax']], ['sebi', ['SEBI Turnover Fees']], ['stamp', ['Stamp Duty']], ['net', ['Net Amount']]],
 };

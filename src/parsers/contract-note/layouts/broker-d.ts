@@ -1,8 +1,12 @@
 /** broker_d (ICICI Securities): `Security Name`, `Exch`, `Market Rate`, dd-mm-yyyy dates. */
-import { left, right, type BrokerLayout } from './types.js';
+import type { BrokerLayout } from './types.js';
 
 export const brokerD: BrokerLayout = {
   type: 'broker_d',
-  trades: [left('orderNo', 'Order No'), left('orderTime', 'Order Time'), left('tradeNo', 'Trade No'), left('tradeTime', 'Trade Time'), left('security', 'Security Name'), left('bs', 'B/S'), left('exchange', 'Exch'), right('qty', 'Qty'), right('rate', 'Market Rate'), right('bpu', 'Brokerage Per Unit'), right('netRate', 'Net Rate'), right('closing', 'Closing Rate'), right('netTotal', 'Net Amount'), left('remarks', 'Remarks')],
-  charges: [['obligation', 'Pay in/Pay out obligation'], ['brokerage', 'Taxable value of Supply (Brokerage)'], ['exchange', 'Exchange transaction charges'], ['clearing', 'Clearing charges'], ['cgst', 'CGST'], ['sgst', 'SGST'], ['igst', 'IGST'], ['stt', 'Securities transaction tax'], ['sebi', 'SEBI turnover fees'], ['stamp', 'Stamp duty'], ['net', 'Net amount receivable']],
+  trades: [
+    ['orderNo+orderTime', ['Order No / Order Time']], ['orderNo', ['Order No']], ['orderTime', ['Order Time']], ['tradeNo+tradeTime', ['Trade No / Trade Time']], ['tradeNo', ['Trade No']], ['tradeTime', ['Trade Time']],
+    ['security', ['Security Name']], ['bs', ['B/S']], ['exchange', ['Exch']], ['qty', ['Qty']], ['rate', ['Market Rate', 'Premium / Market Rate']], ['bpu', ['Brokerage Per Unit']], ['netRate', ['Net Rate']], ['closing', ['Closing Rate']], ['netTotal', ['Net Amount']], ['remarks', ['Remarks']],
+  ],
+  facts: { cn: ['Contract Note No'], tradeDate: ['Trade Date'], settlementNo: ['Settlement No'], settlementDate: ['Settlement Date'], name: ['Name'], ucc: ['Unique Client Code'], pan: ['PAN'], address: ['Address'], pos: ['Place of Supply'], stateCode: ['State Code'] },
+  charges: [['obligation', ['Pay in/Pay out obligation']], ['brokerage', ['Taxable value of Supply (Brokerage)']], ['exchange', ['Exchange transaction charges']], ['clearing', ['Clearing charges']], ['cgst', ['CGST']], ['sgst', ['SGST']], ['igst', ['IGST']], ['stt', ['Securities transaction tax']], ['sebi', ['SEBI turnover fees']], ['stamp', ['Stamp duty']], ['net', ['Net amount receivable']]],
 };

@@ -1,0 +1,243 @@
+/**
+ * Section reader: the trade table. Its header is found as word sets over up to eight stacked
+ * lines; a trade row is found by what it holds (times, order/trade numbers, B/S, numbers read
+ * from the right); lines of description text in the security column are continuation lines of
+ * the trade above or below (decided per table); sub-total rows are skipped.
+ */
+import type { Line, Word } from '../../pdf/model.js';
+import { isNumber, parseNumber } from '../../pdf/numbers.js';
+import type { ContractNote } from '../../schema/index.js';
+import { normText } from '../common/labels.js';
+import { alignInOrder, headerBlockAt, headerColumns, type HeaderColumn } from '../common/stacked-header.js';
+import { genericColumn } from './layouts/generic.js';
+import type { BrokerLayout, ColKey } from './layouts/types.js';
+
+export type Trade = ContractNote['detailed_trades'][number];
+
+const VOCAB = new Set(('order no nos number id ref time trade security contract description scrip name instrument symbol stock buy sell b s side exchange exch seg segment '
+  + 'quantity qty gross rate price per unit brokerage net closing only for derivatives total before levies remarks remark amount value rs inr market premium '
+  + 'and of the or in').split(' '));
+
+/** A line made of table-header words (no figures). */
+export function headerLike(l: Line): boolean {
+  const t = normText(l.text).split(' ').filter(Boolean);
+  if (!t.length || /\d{1,2}:\d{2}/.test(l.text)) return false;
+  const known = t.filter((w) => VOCAB.has(w) || /^\d$/.test(w)).length;
+  return known / t.length >= 0.7;
+}
+
+export interface TradeColumn extends HeaderColumn { keys: ColKey[] }
+export interface TradeHeader { first: number; last: number; cols: TradeColumn[] }
+
+function byLayout(layout: BrokerLayout): (label: string) => ColKey[] {
+  const list = layout.trades.map(([k, syn]) => [k.split('+') as ColKey[], syn.map(normText)] as const).sort((a, b) => Math.max(...b[1].map((s) => s.length)) - Math.max(...a[1].map((s) => s.length)));
+  return (label) => {
+    const clean = label.replace(/\b(rs|inr)\b/g, ' ').replace(/\s+/g, ' ').trim();
+    let best: ColKey[] = [];
+    let len = 0;
+    for (const [keys, syns] of list) for (const s of syns) if ((clean === s || clean.startsWith(`${s} `)) && s.length > len) [best, len] = [keys, s.length];
+    return best;
+  };
+}
+
+/** The trade-table header starting at line i, or null. */
+export function tradeHeaderAt(lines: Line[], i: number, layout?: BrokerLayout): TradeHeader | null {
+  const block = headerBlockAt(lines, i, headerLike);
+  if (!block) return null;
+  const classify = layout ? byLayout(layout) : genericColumn;
+  // The header may sit under a title line that is header-like too: try the block from each start.
+  for (let first = block.first; first <= block.last; first++) {
+    const cols = headerColumns(lines, first, block.last).map((c) => ({ ...c, keys: classify(c.label) }));
+    const keys = new Set(cols.flatMap((c) => c.keys));
+    const need: ColKey[] = ['security', 'bs', 'qty', 'netTotal'];
+    if (need.every((k) => keys.has(k)) && (keys.has('tradeNo') || keys.has('orderNo') || keys.has('tradeTime'))) return { first, last: block.last, cols };
+  }
+  return null;
+}
+
+/** A time of day (`09:15:02`; long generated notes may run past 99 hours, so up to three digits). */
+const TIME = /^\d{1,3}:\d{2}(:\d{2})?$/;
+const SIDE = /^(b|s|buy|sell)$/i;
+/** Exchange and side printed as one token: `BSE-BUY`. */
+const EX_SIDE = /^(NSE|BSE|NFO|BFO|MCX|CDS)[-/](BUY|SELL|B|S)$/i;
+const EXCH = /^(nse|bse|nfo|bfo|mcx|cds|bcd|ncdex|msei|nse-?eq|bse-?eq|nse-?fo|bse-?fo|nse-?cm|bse-?cm)$/i;
+const ISIN = /^IN[A-Z0-9]{10}$/;
+const NUMERIC: ColKey[] = ['qty', 'rate', 'bpu', 'netRate', 'closing', 'netTotal'];
+const num = (w: Word): boolean => isNumber(w.text);
+/** A printed blank in a figures column (`N/A`, `-`). */
+const BLANK = /^(n\/?a|-+|nil)$/i;
+
+export class TradeTableReader {
+  private readonly sec: number;
+  private readonly numCols: { col: number; key: ColKey }[] = [];
+
+  constructor(readonly header: TradeHeader) {
+    this.sec = header.cols.findIndex((c) => c.keys.includes('security'));
+    header.cols.forEach((c, k) => {
+      // A key may name two columns (a rate in foreign currency and in rupees): the first filled wins.
+      for (const key of c.keys) if (NUMERIC.includes(key)) this.numCols.push({ col: k, key });
+    });
+  }
+
+  /** Left edge of description text seen on trade rows (a header may be centred over its column). */
+  private descX0 = Infinity;
+  /** The exchange named by the last segment sub-heading (`NSE - Cash Normal T+1`). */
+  exchangeHeading = '';
+
+  private get secX0(): number {
+    return this.header.cols[this.sec].x0;
+  }
+
+  /** Right limit of description text: the right edge of the column after the security column. */
+  private get secX1(): number {
+    return this.header.cols[this.sec + 1]?.x1 ?? Infinity;
+  }
+
+  /** A trade row: a time, a side and figures on one line. */
+  isAnchor(l: Line): boolean {
+    const w = l.words;
+    return w.some((x) => TIME.test(x.text)) && w.some((x) => SIDE.test(x.text) || EX_SIDE.test(x.text)) && w.filter(num).length >= 2;
+  }
+
+  /** A segment sub-heading row names the exchange of the rows under it. */
+  noteHeading(l: Line): void {
+    const m = /^\s*(NSE|BSE|NFO|BFO|CDS|MCX|NCDEX|MSEI)\b/.exec(l.text);
+    if (m && !l.words.some((w) => num(w))) this.exchangeHeading = m[1];
+  }
+
+  /** Description text of a continuation line (every word in the security column), else null. */
+  fragment(l: Line): string | null {
+    const w = l.words;
+    const size = l.pieces[0]?.size || 7;
+    if (!w.length) return null;
+    const near = Math.abs(w[0].x0 - this.secX0) <= size * 1.5 || Math.abs(w[0].x0 - this.descX0) <= size * 0.5;
+    if (!near || w.some((x) => x.x1 > this.secX1)) return null;
+    return l.words.map((w) => w.text).join(' ');
+  }
+
+  parseAnchor(l: Line): { trade: Trade; desc: string[] } | null {
+    const words = l.words;
+    let end = words.length;
+    const remarks: string[] = [];
+    while (end > 0 && !num(words[end - 1])) end--;
+    for (let k = end; k < words.length; k++) remarks.push(words[k].text);
+    // `2,475.52 Dr`: a debit (negative) or credit marked after the net total.
+    const drcr = /^(dr|cr)\.?$/i.test(remarks[0] ?? '') ? (/^dr/i.test(remarks.shift()!) ? -1 : 1) : 0;
+    let start = end;
+    const tail: Word[] = [];
+    while (start > 0 && (num(words[start - 1]) || BLANK.test(words[start - 1].text)) && tail.length < this.numCols.length) {
+      start--;
+      if (num(words[start])) tail.unshift(words[start]);
+    }
+    const at = alignInOrder(tail, this.numCols.map((n) => this.header.cols[n.col]));
+    const nums: Partial<Record<ColKey, number>> = {};
+    tail.forEach((w, k) => (nums[this.numCols[at[k]].key] ??= parseNumber(w.text) ?? 0));
+    const times: string[] = [];
+    const ids: string[] = [];
+    const desc: string[] = [];
+    const left = words.slice(0, start);
+    const nearest = (re: RegExp, key: ColKey): Word | undefined => {
+      const col = this.header.cols.find((c) => c.keys.includes(key));
+      const cands = left.filter((w) => re.test(w.text));
+      if (!col) return cands[cands.length - 1];
+      const mid = (col.x0 + col.x1) / 2;
+      return cands.sort((a, b) => Math.abs((a.x0 + a.x1) / 2 - mid) - Math.abs((b.x0 + b.x1) / 2 - mid))[0];
+    };
+    const joined = left.find((w) => EX_SIDE.test(w.text));
+    const sideW = nearest(SIDE, 'bs') ?? joined;
+    if (!sideW) return null;
+    const sideText = sideW === joined ? EX_SIDE.exec(sideW.text)![2] : sideW.text;
+    const side: 'B' | 'S' = /^b/i.test(sideText) ? 'B' : 'S';
+    const exW = nearest(EXCH, 'exchange') ?? (joined && sideW === joined ? undefined : joined);
+    const size = l.pieces[0]?.size || 7;
+    // Order/trade numbers and times lead the row; the description is the text after them.
+    let lead = true;
+    for (const w of left) {
+      if (w === sideW || w === exW) continue;
+      if (TIME.test(w.text)) times.push(w.text);
+      else if (lead && /^\d+$/.test(w.text) && w.x0 < this.secX0 - size * 0.5) ids.push(w.text);
+      else {
+        lead = false;
+        if (!desc.length) this.descX0 = Math.min(this.descX0, w.x0);
+        desc.push(w.text);
+      }
+    }
+    const exchange = exW ? (EX_SIDE.exec(exW.text)?.[1] ?? exW.text) : joined ? EX_SIDE.exec(joined.text)![1] : this.exchangeHeading;
+    if (drcr && nums.netTotal !== undefined) nums.netTotal = drcr * Math.abs(nums.netTotal);
+    const order = this.header.cols.flatMap((c) => c.keys);
+    const idKeys = order.filter((k) => k === 'orderNo' || k === 'tradeNo');
+    const timeKeys = order.filter((k) => k === 'orderTime' || k === 'tradeTime');
+    const v: Partial<Record<ColKey, string>> = {};
+    idKeys.forEach((k, i) => (v[k] = ids[i] ?? ''));
+    timeKeys.forEach((k, i) => (v[k] = times[i] ?? ''));
+    return {
+      desc,
+      trade: {
+        order_number: v.orderNo ?? '', order_time: v.orderTime ?? '', trade_number: v.tradeNo ?? '', trade_time: v.tradeTime ?? '',
+        security_description: '', exchange, remarks: remarks.join(' ') || null, buy_sell: side,
+        quantity: nums.qty ?? 0, net_rate_per_unit: nums.netRate ?? nums.rate ?? 0, closing_rate_per_unit: nums.closing ?? null, brokerage: nums.bpu ?? 0, net_total: nums.netTotal ?? 0,
+      },
+    };
+  }
+}
+
+/** Drop a `SYMBOL / ISIN` part from description words. */
+export function stripSymbolIsin(words: string[]): string[] {
+  const out = [...words];
+  for (let k = out.length - 1; k >= 0; k--) {
+    if (!ISIN.test(out[k])) continue;
+    let from = k;
+    if (out[k - 1] === '/' || out[k - 1] === '-') from = Math.max(0, k - 2);
+    else if (/\/$/.test(out[k - 1] ?? '')) from = k - 1;
+    out.splice(from, k - from + 1);
+  }
+  return out;
+}
+
+export const isIsinLine = (s: string): boolean => s.split(/\s+/).some((t) => ISIN.test(t));
+
+/** Events of one trade table chunk, then descriptions assembled (continuations above or below). */
+export type TableEvent = { kind: 'anchor'; trade: Trade; desc: string[] } | { kind: 'frag'; text: string } | { kind: 'cut' } | { kind: 'header' };
+
+export function assemble(events: TableEvent[]): Trade[] {
+  // Evidence for where continuation lines sit.
+  let above = 0;
+  let below = 0;
+  for (let k = 0; k < events.length; k++) {
+    const e = events[k];
+    if (e.kind === 'anchor' && e.desc.some((w) => ISIN.test(w))) above += 2;
+    if (e.kind !== 'frag') continue;
+    const prev = events[k - 1];
+    const next = events[k + 1];
+    if (!prev || prev.kind === 'header' || prev.kind === 'cut') above++;
+    if (!next || next.kind === 'cut' || next.kind === 'header') below++;
+    if (isIsinLine(e.text) && next?.kind !== 'frag') below += 2;
+  }
+  const up = above > below;
+  const out: Trade[] = [];
+  let pending: string[] = [];
+  let last: { t: Trade; parts: string[] } | null = null;
+  const finish = (): void => {
+    if (!last) return;
+    last.t.security_description = stripSymbolIsin(last.parts.join(' ').split(/\s+/).filter(Boolean)).join(' ');
+    out.push(last.t);
+    last = null;
+  };
+  for (const e of events) {
+    if (e.kind === 'frag') {
+      if (up) pending.push(e.text);
+      else if (last) last.parts.push(e.text);
+      continue;
+    }
+    if (e.kind === 'anchor') {
+      finish();
+      last = { t: e.trade, parts: up ? [...pending, e.desc.join(' ')] : [e.desc.join(' ')] };
+      pending = [];
+      continue;
+    }
+    pending = [];
+    finish();
+  }
+  finish();
+  return out;
+}

@@ -1,0 +1,35 @@
+/**
+ * Contract-note layout families: one per broker layout (broker_a..broker_d) and the generic
+ * one (a broker without a layout module). Each seed draws a LayoutStyle and seeded data; the
+ * note is drawn by pdfkit or printed from HTML by Chromium; the expected JSON comes from the data.
+ */
+import type { BrokerType } from '../../../src/schema/index.js';
+import { toContractExpected } from '../../fixtures/contract-data.js';
+import { plan, renderPlanHtml, renderPlanPdf, seededNote } from '../../fixtures/contract-layout.js';
+import { drawStyle, styleAxes } from '../../fixtures/lib/layout.js';
+import type { LayoutFamily, Renderer } from '../harness.js';
+
+function make(id: string, broker: BrokerType): LayoutFamily {
+  return {
+    id,
+    type: 'contract_note',
+    async make(seed: number, renderer: Renderer) {
+      const s = drawStyle(seed);
+      const note = seededNote(broker, s);
+      const p = plan(note, s);
+      const axes = {
+        ...styleAxes(s), trades: note.trades.length, segments: [...new Set(note.trades.map((t) => t.segment))].join('+'), exchanges: [...new Set(note.trades.map((t) => t.exchange))].join('+'),
+        combinedIdCells: p.cols.some((c) => c.keys.length > 1), symbolIsinLine: p.rows.some((r) => r.kind === 'trade' && r.cells.some((c) => c.some((l) => / \/ IN/.test(l)))),
+        headerBottom: p.headerBottom, repeatHeader: p.repeatHeader, chargesOnNewPage: p.chargesOnNewPage, chargeRows: p.charges.length, chargesAsColumns: Boolean(p.chargeColumns), template: p.cols.some((c) => c.keys.includes('exchange')) ? 'v1' : 'v2', landscape: p.size[0] > p.size[1],
+      };
+      const expected = toContractExpected(note);
+      if (renderer === 'chromium') return { html: renderPlanHtml(p, s), page: { width: p.size[0], height: p.size[1] }, expected, axes };
+      return { pdf: await renderPlanPdf(p, s), expected, axes };
+    },
+  };
+}
+
+export const families: LayoutFamily[] = [
+  make('contract-note-broker-a', 'broker_a'), make('contract-note-broker-b', 'broker_b'), make('contract-note-broker-c', 'broker_c'), make('contract-note-broker-d', 'broker_d'),
+  make('contract-note-generic', 'unknown'),
+];
