@@ -7,7 +7,7 @@ import nodemailer from 'nodemailer';
 import { execa } from 'execa';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { InboundWebhookPayload } from '../src/schema/index.js';
-import { verifyWebhook } from '../src/server/inbound.js';
+import { verifyWebhook } from '../src/shared/webhook-signature.js';
 import { cas, fixture, tmpDir } from './helpers.js';
 import { newKey, post, serve, type Served } from './server-helpers.js';
 

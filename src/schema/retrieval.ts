@@ -23,3 +23,13 @@ export const MailbackRequest = z.object({
   pan_no: Pan.optional(),
 });
 export const MailbackResponse = z.object({ status: z.literal('success'), msg: z.string() });
+
+/** registrar_b's password rule: at least 8 characters with upper, lower, digit and special. */
+export function registrarBPasswordProblem(p: string): string | null {
+  if (p.length < 8) return 'password must have at least 8 characters';
+  if (!/[A-Z]/.test(p)) return 'password needs an upper-case letter';
+  if (!/[a-z]/.test(p)) return 'password needs a lower-case letter';
+  if (!/\d/.test(p)) return 'password needs a digit';
+  if (!/[^A-Za-z0-9]/.test(p)) return 'password needs a special character';
+  return null;
+}

@@ -21,7 +21,8 @@
  *   retried with exponential backoff (1 s doubling, capped at 1 h) for up to 24 h; the queue
  *   lives in the database, so a restart loses nothing; every attempt is logged.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { signWebhook } from '../shared/webhook-signature.js';
 import { readFileSync } from 'node:fs';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -81,20 +82,6 @@ async function pdfAttachments(mail: ParsedMail, depth = 0): Promise<{ filename: 
     }
   }
   return out;
-}
-
-export function signWebhook(secret: string, body: string, t = Math.floor(Date.now() / 1000)): string {
-  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
-}
-
-/** Check a webhook signature header against a body (and an optional tolerance in seconds). */
-export function verifyWebhook(secret: string, header: string, body: string, toleranceSeconds = 0): { ok: boolean; reason?: string } {
-  const parts = Object.fromEntries(header.split(',').map((p) => p.trim().split('=') as [string, string]));
-  if (!parts.t || !parts.v1 || !/^\d+$/.test(parts.t) || !/^[0-9a-f]{64}$/.test(parts.v1)) return { ok: false, reason: 'malformed signature header' };
-  const want = Buffer.from(createHmac('sha256', secret).update(`${parts.t}.${body}`).digest('hex'), 'hex');
-  if (!timingSafeEqual(want, Buffer.from(parts.v1, 'hex'))) return { ok: false, reason: 'signature does not match' };
-  if (toleranceSeconds && Math.abs(Date.now() / 1000 - Number(parts.t)) > toleranceSeconds) return { ok: false, reason: 'timestamp outside the tolerance' };
-  return { ok: true };
 }
 
 interface InboundRow { id: string; key_id: number; email: string; reference: string | null; callback_url: string | null; allowed_sources: string; metadata: string; webhook_secret: string; status: string }

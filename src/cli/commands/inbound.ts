@@ -14,7 +14,7 @@ const FilesPage = z.object({ status: z.literal('success'), files: z.array(S.Emai
 export async function run(ctx: Context, args: unknown[], opts: Record<string, unknown>): Promise<number> {
   const cmd = String(opts.__command).replace(/^inbound /, '');
   if (cmd === 'verify-signature') {
-    const { verifyWebhook } = await import('../../server/inbound.js');
+    const { verifyWebhook } = await import('../../shared/webhook-signature.js');
     const secret = opts.secretFile ? (await fs.readFile(String(opts.secretFile), 'utf8')).trim() : ctx.env.CAS_WEBHOOK_SECRET;
     if (!secret) throw new UsageError('give the webhook secret with --secret-file or CAS_WEBHOOK_SECRET');
     if (!opts.header) throw new UsageError('give the X-Cas-Signature header with --header');

@@ -110,7 +110,7 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
       const again = await ask({ message: 'Confirm the password:', mask: '*' }, { output: process.stderr });
       if (again !== password) throw new UsageError('the two passwords differ');
     } else throw new UsageError('give the statement password with --password-file FILE or on stdin');
-    const { registrarBPasswordProblem } = await import('../../server/routes/retrieval.js');
+    const { registrarBPasswordProblem } = await import('../../schema/retrieval.js');
     const problem = registrarBPasswordProblem(password);
     if (problem) throw new UsageError(`${problem} (registrar_b's rule: 8+ characters with upper, lower, digit and special)`);
     const r = await client.mailback({ email, from_date: from, to_date: to, password, ...(pan ? { pan_no: pan } : {}) });

@@ -1,5 +1,6 @@
 /** Account: credits, usage logs and summary, access tokens (with the older path names). */
 import type { FastifyInstance } from 'fastify';
+import { zodMessage } from '../../schema/zod-message.js';
 import { z } from 'zod';
 import { fromMilli, stmt } from '../db.js';
 import { PRICES } from '../billing.js';
@@ -25,10 +26,6 @@ function bound(v: string | undefined, edge: 'start' | 'end'): string {
 const TokenBody = z.object({ expiry_minutes: z.number().int().min(1).max(60).optional() }).strict();
 const VerifyBody = z.object({ access_token: z.string().optional(), token: z.string().optional() });
 
-function issue(e: z.ZodError): string {
-  const i = e.issues[0];
-  return `${i.path.join('.') || 'body'}: ${i.message}`;
-}
 
 export function accountRoutes(f: FastifyInstance, { db }: App): void {
   const credits = async (req: import('fastify').FastifyRequest) => {
@@ -46,7 +43,7 @@ export function accountRoutes(f: FastifyInstance, { db }: App): void {
   const window = (body: z.infer<typeof UsageBody>) => [bound(body.start_time, 'start'), bound(body.end_time, 'end')];
   const usage = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     const parsed = UsageBody.safeParse(req.body ?? {});
-    if (!parsed.success) return fail(reply, 400, issue(parsed.error));
+    if (!parsed.success) return fail(reply, 400, zodMessage(parsed.error));
     const [from, to] = window(parsed.data);
     const rows = stmt(db, 'SELECT request_id, feature, path, status_code, credits_milli, timestamp FROM usage_log WHERE key_id = ? AND timestamp >= ? AND timestamp <= ? ORDER BY id DESC LIMIT ?').all(req.cas.principal!.keyId, from, to, parsed.data.limit ?? 100) as { request_id: string; feature: string; path: string; status_code: number; credits_milli: number; timestamp: string }[];
     const logs = rows.map((r) => ({ request_id: r.request_id, feature: r.feature, path: r.path, status_code: r.status_code, credits: fromMilli(r.credits_milli), timestamp: r.timestamp }));
@@ -56,7 +53,7 @@ export function accountRoutes(f: FastifyInstance, { db }: App): void {
 
   const summary = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     const parsed = UsageBody.safeParse(req.body ?? {});
-    if (!parsed.success) return fail(reply, 400, issue(parsed.error));
+    if (!parsed.success) return fail(reply, 400, zodMessage(parsed.error));
     const [from, to] = window(parsed.data);
     const rows = stmt(db, 'SELECT feature, SUM(credits_milli) AS c, COUNT(*) AS n FROM usage_log WHERE key_id = ? AND timestamp >= ? AND timestamp <= ? GROUP BY feature ORDER BY feature').all(req.cas.principal!.keyId, from, to) as { feature: string; c: number; n: number }[];
     const by = rows.map((r) => ({ feature: r.feature, credits: fromMilli(r.c), requests: r.n }));
@@ -66,7 +63,7 @@ export function accountRoutes(f: FastifyInstance, { db }: App): void {
 
   const token = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     const parsed = TokenBody.safeParse(req.body ?? {});
-    if (!parsed.success) return fail(reply, 400, `${issue(parsed.error)} (expiry_minutes is 1 to 60)`);
+    if (!parsed.success) return fail(reply, 400, `${zodMessage(parsed.error)} (expiry_minutes is 1 to 60)`);
     const { token: t, expiresIn } = createAccessToken(db, req.cas.principal!.keyId, parsed.data.expiry_minutes ?? 60);
     return { status: 'success', access_token: t, token_type: 'api_key', expires_in: expiresIn };
   };

@@ -3,6 +3,7 @@
  * active | paused -> deleted (soft delete; final; excluded from lists; mail to it is refused).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { zodMessage } from '../../schema/zod-message.js';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { StatementSource } from '../../schema/index.js';
@@ -39,7 +40,7 @@ export function inboundRoutes(f: FastifyInstance, app: App): void {
 
   f.post('/v4/inbound-email', { config: { meta: { ...meta, request: 'inbound_create' as const } } }, async (req, reply) => {
     const b = Create.safeParse(req.body ?? {});
-    if (!b.success) return fail(reply, 400, `${b.error.issues[0].path.join('.') || 'body'}: ${b.error.issues[0].message}`);
+    if (!b.success) return fail(reply, 400, zodMessage(b.error));
     if (b.data.callback_url !== undefined) {
       try {
         await assertPublicUrl(b.data.callback_url, config.fetch.allowHosts);

@@ -4,6 +4,7 @@
  * The mailbox error body `{status: "error", msg, requires_reconnect: true}` answers with HTTP 401.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { zodMessage } from '../../schema/zod-message.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -71,7 +72,7 @@ export function inboxRoutes(f: FastifyInstance, app: App): void {
       if (raw.provider !== 'gmail' && raw.provider !== 'imap') raw.provider = 'gmail';
     }
     const b = Connect.safeParse(raw);
-    if (!b.success) return fail(reply, 400, `${b.error.issues[0].path.join('.') || 'body'}: ${b.error.issues[0].message}`);
+    if (!b.success) return fail(reply, 400, zodMessage(b.error));
     const keyId = req.cas.principal!.keyId;
     if (b.data.provider === 'imap') {
       const c = b.data.imap!;
@@ -125,7 +126,7 @@ export function inboxRoutes(f: FastifyInstance, app: App): void {
     if (!conn) return reconnect(reply, error!);
     if (conn.status !== 'active') return reconnect(reply, 'mailbox access was revoked; connect the mailbox again');
     const b = Search.safeParse(req.body ?? {});
-    if (!b.success) return fail(reply, 400, `${b.error.issues[0].path.join('.') || 'body'}: ${b.error.issues[0].message}`);
+    if (!b.success) return fail(reply, 400, zodMessage(b.error));
     const today = new Date().toISOString().slice(0, 10);
     const start = b.data.start_date ?? new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
     const end = b.data.end_date ?? today;

@@ -6,6 +6,7 @@
  * after 10 minutes unless authorized.
  */
 import type { FastifyInstance } from 'fastify';
+import { zodMessage } from '../../schema/zod-message.js';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { stmt } from '../db.js';
@@ -32,7 +33,7 @@ export function lockerRoutes(f: FastifyInstance, app: App): void {
 
   f.post('/v1/kyc/locker/session', { config: { meta: { feature: 'locker', auth: 'key', request: 'locker_session' } } }, async (req, reply) => {
     const b = SessionBody.safeParse(req.body ?? {});
-    if (!b.success) return fail(reply, 400, `${b.error.issues[0].path.join('.') || 'body'}: ${b.error.issues[0].message}`);
+    if (!b.success) return fail(reply, 400, zodMessage(b.error));
     const sandbox = Boolean(req.cas.principal?.sandbox);
     if (!sandbox && !locker.url) return fail(reply, 503, 'no document locker is configured on this server (CAS_LOCKER_URL)');
     const id = `lk_${randomBytes(12).toString('hex')}`;

@@ -7,6 +7,8 @@
  * locked and used sessions answer 400 saying so.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { zodMessage } from '../../schema/zod-message.js';
+import { registrarBPasswordProblem } from '../../schema/retrieval.js';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { IsoDate, Pan } from '../../schema/index.js';
@@ -28,16 +30,6 @@ const VerifyBody = z.object({
   num_periods: z.number().int().min(1).max(6).default(6),
 }).strict();
 
-/** registrar_b's password rule: at least 8 characters with upper, lower, digit and special. */
-export function registrarBPasswordProblem(p: string): string | null {
-  if (p.length < 8) return 'password must have at least 8 characters';
-  if (!/[A-Z]/.test(p)) return 'password needs an upper-case letter';
-  if (!/[a-z]/.test(p)) return 'password needs a lower-case letter';
-  if (!/\d/.test(p)) return 'password needs a digit';
-  if (!/[^A-Za-z0-9]/.test(p)) return 'password needs a special character';
-  return null;
-}
-
 const MailbackBody = z.object({
   email: z.email('must be a valid email address'),
   from_date: IsoDate,
@@ -52,10 +44,6 @@ const MailbackBody = z.object({
     if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['password'] });
   });
 
-function problem(e: z.ZodError): string {
-  const i = e.issues[0];
-  return `${i.path.join('.') || 'body'}: ${i.message}`;
-}
 
 interface SessionRow { id: string; key_id: number; provider: string; upstream_ref: string; pan: string; state: string; attempts: number; expires_at: string }
 
@@ -72,7 +60,7 @@ export function retrievalRoutes(f: FastifyInstance, app: App): void {
 
   f.post('/v4/depository_a/fetch', { config: { meta: { feature: 'fetch_session', auth: 'v4' } } }, async (req, reply) => {
     const body = FetchBody.safeParse(req.body ?? {});
-    if (!body.success) return fail(reply, 400, problem(body.error));
+    if (!body.success) return fail(reply, 400, zodMessage(body.error));
     const provider = fetchProvider(req);
     if (!provider) return fail(reply, 503, 'no depository_a fetch provider is configured on this server (CAS_FETCH_PROVIDER)');
     let ref: string;
@@ -92,7 +80,7 @@ export function retrievalRoutes(f: FastifyInstance, app: App): void {
   f.post('/v4/depository_a/fetch/:session_id/verify', { config: { meta: { feature: 'fetch', auth: 'v4' } } }, async (req, reply) => {
     const { session_id } = req.params as { session_id: string };
     const body = VerifyBody.safeParse(req.body ?? {});
-    if (!body.success) return fail(reply, 400, problem(body.error));
+    if (!body.success) return fail(reply, 400, zodMessage(body.error));
     const s = stmt(db, 'SELECT * FROM fetch_sessions WHERE id = ?').get(session_id) as SessionRow | undefined;
     if (!s || s.key_id !== req.cas.principal!.keyId) return fail(reply, 404, 'no such fetch session');
     const setState = (state: string, attempts = s.attempts): void => {
@@ -131,7 +119,7 @@ export function retrievalRoutes(f: FastifyInstance, app: App): void {
 
   f.post('/v4/registrar_b/generate', { config: { meta: { feature: 'mailback', auth: 'v4' } } }, async (req, reply) => {
     const body = MailbackBody.safeParse(req.body ?? {});
-    if (!body.success) return fail(reply, 400, problem(body.error));
+    if (!body.success) return fail(reply, 400, zodMessage(body.error));
     const provider = mailProvider(req);
     if (!provider) return fail(reply, 503, 'no registrar_b mailback provider is configured on this server (CAS_MAILBACK_PROVIDER)');
     try {

@@ -1,5 +1,6 @@
 /** Verification: regulator registrations (and, below, KYC status). */
 import type { FastifyInstance } from 'fastify';
+import { zodMessage } from '../../schema/zod-message.js';
 import { z } from 'zod';
 import { fail, type App } from '../context.js';
 import { resolveCategory, verify } from '../registry.js';
@@ -11,7 +12,7 @@ const Body = z.object({ registration_number: z.string().optional(), name: z.stri
 export function verificationRoutes(f: FastifyInstance, app: App): void {
   f.post('/v1/verify/regulator', { config: { meta: { feature: 'regulator', auth: 'key', shape: 'regulator' } } }, async (req, reply) => {
     const b = Body.safeParse(req.body ?? {});
-    if (!b.success) return fail(reply, 400, `${b.error.issues[0].path.join('.') || 'body'}: ${b.error.issues[0].message}`);
+    if (!b.success) return fail(reply, 400, zodMessage(b.error));
     const { registration_number, name, type } = b.data;
     if (!registration_number?.trim() && !name?.trim()) return fail(reply, 400, 'give registration_number, or name with type');
     let category = null;
