@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { cas, expectedJson, fixture } from './helpers.js';
 import { newKey, post, serve, type Served } from './server-helpers.js';
+import { BILLED, FEATURES, PRICES } from '../src/server/billing.js';
+import type { RouteMeta } from '../src/server/context.js';
 
 const SANDBOX = 'cas_sandbox_public_key';
 const pdf = (p: string): Buffer => readFileSync(fixture(p));
@@ -371,5 +373,119 @@ describe('generated-SDK protocol', () => {
     // The body form still works, and a token still cannot create tokens.
     expect((await post(srv.url, '/v1/token/verify', { key: k, json: { access_token: t } })).body.valid).toBe(true);
     expect((await post(srv.url, '/v1/token', { key: t, json: {} })).status).toBe(403);
+  });
+});
+
+describe('billing features are a closed set', () => {
+  it('a misspelt feature does not compile, and the credits endpoint lists exactly the priced ones', async () => {
+    // @ts-expect-error 'pasre' is not a Feature (npm run typecheck fails if this compiles)
+    const misspelt: RouteMeta = { feature: 'pasre', auth: 'v4' };
+    expect(FEATURES).not.toContain(misspelt.feature);
+    expect(BILLED).toEqual(FEATURES.filter((f) => PRICES[f] !== null));
+    expect((await post(srv.url, '/v1/credits', { key })).body.enabled_features).toEqual(BILLED);
+  });
+});
+
+describe('a request costs nothing until it is authenticated and valid (issue 18 items 6, 7, 8, 13)', () => {
+  it('an upload without a valid key is refused before its body is read', async () => {
+    for (const [headers, status] of [[{}, 401], [{ 'x-api-key': 'cas_live_nope' }, 403]] as const) {
+      // Announce 5 MB, send 64 KB, and wait: the answer must come without the rest of the body.
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(`${srv.url}/v4/smart/parse`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(5 * 1024 * 1024) } }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        req.write(Buffer.alloc(64 * 1024, 0x20));
+        setTimeout(() => reject(new Error('no answer within 3 s: the body was awaited before the key was checked')), 3000);
+      });
+      expect(answer.status).toBe(status);
+      expect(JSON.parse(answer.body)).toMatchObject({ status: 'failed' });
+    }
+  });
+
+  it('an invalid request is answered 400 before any credit is reserved (not 402 on an empty key)', async () => {
+    const empty = await newKey(srv.dataDir, ['--credits', '0']);
+    const invalid = await post(srv.url, '/v4/smart/parse', { key: empty, json: { pdf_file: 5 } });
+    expect(invalid).toMatchObject({ status: 400, body: { status: 'failed', msg: expect.stringMatching(/^pdf_file: /) } });
+    const valid = await post(srv.url, '/v4/smart/parse', { key: empty, json: { pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' } });
+    expect(valid).toMatchObject({ status: 402, body: { status: 'failed', msg: expect.stringMatching(/insufficient credits/) } });
+  });
+
+  it('a client that goes away while its request runs gets its credit back at once', async () => {
+    const one = await newKey(srv.dataDir, ['--credits', '1']);
+    // A PDF address that never answers: the request waits on it until the client gives up.
+    const hang = http.createServer(() => undefined);
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', () => r()));
+    try {
+      const abort = new AbortController();
+      const sent = fetch(`${srv.url}/v4/registrar_a_registrar_b/parse`, { method: 'POST', headers: { 'x-api-key': one, 'content-type': 'application/json' }, body: JSON.stringify({ pdf_url: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/cas.pdf` }), signal: abort.signal }).catch(() => null);
+      let held = 1;
+      for (let i = 0; i < 20 && held !== 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        held = (await post(srv.url, '/v1/credits', { key: one })).body.remaining;
+      }
+      expect(held, 'the credit is reserved while the request runs').toBe(0);
+      abort.abort();
+      await sent;
+      let back = 0;
+      for (let i = 0; i < 30 && back !== 1; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        back = (await post(srv.url, '/v1/credits', { key: one })).body.remaining;
+      }
+      expect(back, 'refunded within 3 s of the abort, not when the fetch times out').toBe(1);
+    } finally {
+      hang.closeAllConnections();
+      hang.close();
+    }
+  });
+
+  it('credits held by requests a killed server never finished are refunded at the next start', async () => {
+    const own = await serve();
+    const k = await newKey(own.dataDir, ['--credits', '5']);
+    const hang = http.createServer(() => undefined);
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', () => r()));
+    let again: Served | undefined;
+    try {
+      const body = JSON.stringify({ pdf_url: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/cas.pdf` });
+      const running = Array.from({ length: 3 }, () => fetch(`${own.url}/v4/smart/parse`, { method: 'POST', headers: { 'x-api-key': k, 'content-type': 'application/json' }, body }).catch(() => null));
+      let left = 5;
+      for (let i = 0; i < 30 && left !== 2; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        left = (await post(own.url, '/v1/credits', { key: k })).body.remaining;
+      }
+      expect(left, 'three requests hold a credit each').toBe(2);
+      own.proc.kill('SIGKILL');
+      await own.proc;
+      await Promise.all(running);
+      again = await serve(own.dataDir);
+      expect(again.log()).toMatch(/refunded the credits of 3 requests a previous run did not finish/);
+      expect((await post(again.url, '/v1/credits', { key: k })).body).toMatchObject({ remaining: 5, used: 0 });
+    } finally {
+      await again?.stop();
+      hang.closeAllConnections();
+      hang.close();
+    }
+  });
+
+  it('malformed multipart bodies are 400 with the error shape, and free', async () => {
+    const bodies: [string, string][] = [
+      ['multipart/form-data', 'no boundary at all'],
+      ['multipart/form-data; boundary=XYZ', '--XYZ\r\nContent-Disposition: form-data; name="pdf_file"; filename="a.pdf"\r\n\r\ncut short'],
+    ];
+    for (const [type, body] of bodies) {
+      const r = await post(srv.url, '/v4/smart/parse', { key, body, headers: { 'content-type': type } });
+      expect(r.status, type).toBe(400);
+      expect(r.body).toEqual({ status: 'failed', msg: 'malformed multipart body' });
+      expect(r.headers.get('x-credits-used')).toBe('0');
+    }
+  });
+
+  it('answers are never sniffed nor cached: success, error and unknown paths', async () => {
+    for (const r of [await post(srv.url, '/v1/credits', { key }), await post(srv.url, '/v1/credits'), await post(srv.url, '/v9/nothing', { key }), await post(srv.url, '/v4/smart/parse', { key: SANDBOX, json: { pdf_file: b64('registrar/cams-summary.pdf') } })]) {
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(r.headers.get('cache-control')).toBe('no-store');
+    }
   });
 });

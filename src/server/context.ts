@@ -1,7 +1,9 @@
 /** What every route module receives, and the per-request state the hooks keep. */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { DB } from './db.js';
-import type { KeyRow } from './keys.js';
+import type { KeyRow } from './store/keys.js';
+import type { Feature } from './billing.js';
 import type { ParsePool } from './pool.js';
 import type { FetchLimits } from './fetch-url.js';
 import type { FileStore } from './files.js';
@@ -40,14 +42,13 @@ export interface Principal {
 
 /** Route options read by the hooks. */
 export interface RouteMeta {
-  feature: string;
+  feature: Feature;
   /** `key`: API key only; `v4`: API key or access token; `none`: no authentication. */
   auth: 'key' | 'v4' | 'none';
   /** Answer access tokens with `{detail}` (the usage logs endpoint). */
   tokenDetail?: boolean;
   /** An access token in x-api-key is the token to check (the hosted API's bodiless `/v1/token/verify`). */
   tokenSelfCheck?: boolean;
-  billable?: boolean;
   /** Shape of the 2xx body, turned into real names when the request is in the real dialect. */
   shape?: Shape;
   /** Request body that may carry real values (accepted in both dialects). */
@@ -64,6 +65,10 @@ export interface RequestState {
   names: Names;
   /** Billable outcome, decided by the handler (defaults to any 2xx). */
   success?: boolean;
+  /** Id of the credits reservation (store/usage.ts), 0 or absent when nothing is held. */
+  reservation?: number;
+  /** The reservation was settled (refunded or kept); settled once, whatever ends the request. */
+  settled?: boolean;
   /** The access token sent in x-api-key to a `tokenSelfCheck` route (no principal is set then). */
   selfToken?: string;
 }
@@ -82,12 +87,39 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     meta?: RouteMeta;
+    doc?: RouteDocExtra;
+  }
+  interface FastifySchema {
+    /** OpenAPI operationId of the route's SPEC.md path. */
+    operationId?: string;
+    summary?: string;
   }
 }
 
-export type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+/** What the OpenAPI document needs beyond the route's schemas. */
+export interface RouteDocExtra {
+  /** operationIds of the real-name paths, in names.ts order (the hosted document's, where it has one). */
+  realIds?: string[];
+  /** Multipart field names that may carry the PDF (the route also takes multipart/form-data). */
+  fileFields?: readonly string[];
+  /** Request body of the real-name paths, when it differs (JSON Schema). */
+  realBody?: Record<string, unknown>;
+}
+
+/** A section of SPEC.md as a Fastify plugin: its routes, schemas declared with zod. */
+export type Section = FastifyPluginAsyncZod<{ app: App }>;
 
 /** The common error body. */
 export function fail(reply: FastifyReply, status: number, msg: string): FastifyReply {
   return reply.code(status).send({ status: 'failed', msg });
+}
+
+/**
+ * A refusal thrown by a handler; the one error handler answers it with SPEC's error shape
+ * `{status: "failed", msg}` (or `body`, for the mailbox's reconnect answer).
+ */
+export class ApiError extends Error {
+  constructor(readonly statusCode: number, message: string, readonly body?: Record<string, unknown>) {
+    super(message);
+  }
 }

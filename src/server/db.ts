@@ -158,6 +158,14 @@ const MIGRATIONS: string[] = [
      client_state TEXT,
      expires_at TEXT NOT NULL
    );`,
+  // 7: credits held by requests still running, so that a crash cannot keep them (refunded at start-up).
+  `CREATE TABLE credit_reservations (
+     id INTEGER PRIMARY KEY,
+     key_id INTEGER NOT NULL,
+     milli INTEGER NOT NULL,
+     unlimited INTEGER NOT NULL,
+     created_at TEXT NOT NULL
+   );`,
 ];
 
 export function openDb(file: string): DB {

@@ -7,9 +7,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { promises as fs, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { secret, type DB } from './db.js';
-import { fail } from './context.js';
 
 export class FileStore {
   private readonly dir: string;
@@ -51,18 +49,9 @@ export class FileStore {
     return Number(exp) < Date.now() / 1000 ? 'expired' : 'ok';
   }
 
-  routes(f: FastifyInstance): void {
-    f.get('/files/:sha/:name', async (req, reply) => {
-      const { sha, name } = req.params as { sha: string; name: string };
-      const { exp, sig } = req.query as { exp?: string; sig?: string };
-      const p = `/files/${sha}/${encodeURIComponent(name)}`;
-      const verdict = /^[0-9a-f]{64}$/.test(sha) ? this.check(p, exp, sig) : 'invalid';
-      if (verdict === 'invalid') return fail(reply, 403, 'invalid or tampered download link');
-      if (verdict === 'expired') return fail(reply, 403, 'this download link has expired; request the files again');
-      const data = await fs.readFile(path.join(this.dir, `${sha}.pdf`)).catch(() => null);
-      if (!data) return fail(reply, 404, 'the file is no longer stored');
-      return reply.header('content-type', 'application/pdf').header('content-disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}"`).send(data);
-    });
+  /** The stored bytes of a file, or null when gone. */
+  read(sha: string): Promise<Buffer | null> {
+    return fs.readFile(path.join(this.dir, `${sha}.pdf`)).catch(() => null);
   }
 }
 

@@ -31,7 +31,8 @@ export function open<T>(db: DB, token: string, prefix = 'itk_'): T | null {
   if (!token.startsWith(prefix)) return null;
   try {
     const raw = Buffer.from(token.slice(prefix.length), 'base64url');
-    if (raw.length < 30) return null;
+    // Only a key this server made: an unknown key id must not make a new key (a forged token would).
+    if (raw.length < 30 || raw[0] !== KID) return null;
     const d = createDecipheriv('aes-256-gcm', key(db, raw[0]), raw.subarray(1, 13));
     d.setAuthTag(raw.subarray(13, 29));
     return JSON.parse(Buffer.concat([d.update(raw.subarray(29)), d.final()]).toString('utf8')) as T;

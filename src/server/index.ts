@@ -8,6 +8,7 @@ import { makeProviders } from './providers.js';
 import { startInbound } from './inbound.js';
 import type { ServerConfig } from './context.js';
 import { DEFAULT_SANDBOX_KEY } from './sandbox.js';
+import { reconcile } from './store/usage.js';
 
 export { DEFAULT_SANDBOX_KEY };
 
@@ -66,6 +67,9 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
 
 export async function startServer(config: ServerConfig, log: (m: string) => void): Promise<{ url: string; close: () => Promise<void> }> {
   const db = openDb(config.dbPath);
+  // Credits still held by requests a previous run never finished (a crash, SIGKILL) go back.
+  const orphaned = reconcile(db);
+  if (orphaned) log(`cas serve: refunded the credits of ${orphaned} request${orphaned === 1 ? '' : 's'} a previous run did not finish`);
   const pool = new ParsePool();
   const files = new FileStore(db, config.dataDir);
   const app = await buildApp({ db, pool, config, files, providers: makeProviders(config.providers) });

@@ -11,7 +11,7 @@ import { X509Certificate, createHash, randomBytes } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 import type { DrivingLicence, NationalIdRecord, PanCertificate, SignatureProvenance, LockerDocument, VerifiedIdentity } from '../schema/locker.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { parseDate } from '../pdf/numbers.js';
 
 type Sig = z.infer<typeof SignatureProvenance> & { tampered: boolean | null };
@@ -20,6 +20,12 @@ export const pkce = (): { verifier: string; challenge: string } => {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 };
+
+/** The schemas of an OAuth redirect target (the locker's and the mailbox's): code or error, state; answers a redirect. */
+export const oauthCallback = (target: string) => ({
+  querystring: z.object({ code: z.string().optional(), state: z.string().optional(), error: z.string().optional() }),
+  response: { 302: z.null().describe(`redirect to ${target}`) },
+});
 
 const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 

@@ -1,11 +1,11 @@
 /** Account: credits, usage logs and summary, access tokens (with the older path names). */
-import type { FastifyInstance } from 'fastify';
-import { zodMessage } from '../../schema/zod-message.js';
 import { z } from 'zod';
-import { fromMilli, stmt } from '../db.js';
-import { PRICES } from '../billing.js';
-import { fail, type App } from '../context.js';
-import { createAccessToken, findAccessToken, maskKey } from '../keys.js';
+import * as S from '../../schema/index.js';
+import { BILLED } from '../billing.js';
+import { ApiError, type Section } from '../context.js';
+import { createAccessToken, findAccessToken, maskKey } from '../store/keys.js';
+import { balance, usageByFeature, usageLogs } from '../store/usage.js';
+import { fromMilli } from '../db.js';
 
 /**
  * A point in time as clients send it: RFC 3339 with `Z` or any offset (`+00:00`, `+05:30`, what
@@ -14,6 +14,8 @@ import { createAccessToken, findAccessToken, maskKey } from '../keys.js';
  */
 const When = z.union([z.iso.datetime({ offset: true, local: true }), z.iso.date()]);
 const UsageBody = z.object({ start_time: When.optional(), end_time: When.optional(), limit: z.number().int().min(1).max(1000).optional() }).strict();
+const TokenBody = z.object({ expiry_minutes: z.number().int().min(1, 'must be 1 to 60').max(60, 'must be 1 to 60').optional() }).strict();
+const VerifyBody = z.object({ access_token: z.string().optional(), token: z.string().optional() });
 
 /** UTC ISO instant of a usage bound; a date alone is the start (or, as an end, the last moment) of that UTC day. */
 function bound(v: string | undefined, edge: 'start' | 'end'): string {
@@ -23,63 +25,62 @@ function bound(v: string | undefined, edge: 'start' | 'end'): string {
   const withZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(v) ? v : `${v}Z`;
   return new Date(withZone).toISOString();
 }
-const TokenBody = z.object({ expiry_minutes: z.number().int().min(1).max(60).optional() }).strict();
-const VerifyBody = z.object({ access_token: z.string().optional(), token: z.string().optional() });
 
+export const accountRoutes: Section = async (f, { app: { db } }) => {
+  // Each operation also answers on its older path name (`<operationId>Legacy` in the document).
+  const both = (paths: [string, string], id: string, add: (url: string, operationId: string) => void): void => paths.forEach((url, i) => add(url, i ? `${id}Legacy` : id));
 
-export function accountRoutes(f: FastifyInstance, { db }: App): void {
-  const credits = async (req: import('fastify').FastifyRequest) => {
+  both(['/v1/credits', '/credits'], 'checkCredits', (url, operationId) => f.post(url, {
+    schema: { operationId, summary: 'Remaining credits', response: { 200: S.CreditsResponse } },
+    config: { meta: { feature: 'credits', auth: 'key', shape: 'credits' } },
+  }, async (req) => {
     const p = req.cas.principal!;
-    if (p.sandbox || !p.key) return { status: 'success', used: 0, remaining: null, limit: null, is_unlimited: true, resets_at: null, enabled_features: Object.keys(PRICES) };
-    const k = stmt(db, 'SELECT credits_milli, used_milli, unlimited FROM api_keys WHERE id = ?').get(p.keyId) as { credits_milli: number; used_milli: number; unlimited: number };
-    const unlimited = Boolean(k.unlimited);
+    if (p.sandbox || !p.key) return { status: 'success' as const, used: 0, remaining: null, limit: null, is_unlimited: true, resets_at: null, enabled_features: BILLED };
+    const k = balance(db, p.keyId);
     return {
-      status: 'success', used: fromMilli(k.used_milli), remaining: unlimited ? null : fromMilli(k.credits_milli), limit: unlimited ? null : fromMilli(k.credits_milli + k.used_milli),
-      is_unlimited: unlimited, resets_at: null, enabled_features: Object.keys(PRICES),
+      status: 'success' as const, used: k.used, remaining: k.unlimited ? null : k.remaining, limit: k.unlimited ? null : k.limit,
+      is_unlimited: k.unlimited, resets_at: null, enabled_features: BILLED,
     };
-  };
-  for (const url of ['/v1/credits', '/credits']) f.post(url, { config: { meta: { feature: 'credits', auth: 'key', shape: 'credits' } } }, credits);
+  }));
 
-  const window = (body: z.infer<typeof UsageBody>) => [bound(body.start_time, 'start'), bound(body.end_time, 'end')];
-  const usage = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
-    const parsed = UsageBody.safeParse(req.body ?? {});
-    if (!parsed.success) return fail(reply, 400, zodMessage(parsed.error));
-    const [from, to] = window(parsed.data);
-    const rows = stmt(db, 'SELECT request_id, feature, path, status_code, credits_milli, timestamp FROM usage_log WHERE key_id = ? AND timestamp >= ? AND timestamp <= ? ORDER BY id DESC LIMIT ?').all(req.cas.principal!.keyId, from, to, parsed.data.limit ?? 100) as { request_id: string; feature: string; path: string; status_code: number; credits_milli: number; timestamp: string }[];
-    const logs = rows.map((r) => ({ request_id: r.request_id, feature: r.feature, path: r.path, status_code: r.status_code, credits: fromMilli(r.credits_milli), timestamp: r.timestamp }));
-    return { status: 'success', logs, count: logs.length };
-  };
-  for (const url of ['/v1/usage', '/logs']) f.post(url, { config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage' } } }, usage);
+  both(['/v1/usage', '/logs'], 'getUsageLogs', (url, operationId) => f.post(url, {
+    schema: { operationId, summary: 'Usage logs', body: UsageBody, response: { 200: S.UsageResponse } },
+    config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage' } },
+  }, async (req) => {
+    const logs = usageLogs(db, req.cas.principal!.keyId, bound(req.body.start_time, 'start'), bound(req.body.end_time, 'end'), req.body.limit ?? 100);
+    return { status: 'success' as const, logs, count: logs.length } as never;
+  }));
 
-  const summary = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
-    const parsed = UsageBody.safeParse(req.body ?? {});
-    if (!parsed.success) return fail(reply, 400, zodMessage(parsed.error));
-    const [from, to] = window(parsed.data);
-    const rows = stmt(db, 'SELECT feature, SUM(credits_milli) AS c, COUNT(*) AS n FROM usage_log WHERE key_id = ? AND timestamp >= ? AND timestamp <= ? GROUP BY feature ORDER BY feature').all(req.cas.principal!.keyId, from, to) as { feature: string; c: number; n: number }[];
-    const by = rows.map((r) => ({ feature: r.feature, credits: fromMilli(r.c), requests: r.n }));
-    return { status: 'success', summary: { total_credits: fromMilli(rows.reduce((s, r) => s + r.c, 0)), total_requests: rows.reduce((s, r) => s + r.n, 0), by_feature: by } };
-  };
-  for (const url of ['/v1/usage/summary', '/logs/summary']) f.post(url, { config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage_summary' } } }, summary);
+  both(['/v1/usage/summary', '/logs/summary'], 'getUsageSummary', (url, operationId) => f.post(url, {
+    schema: { operationId, summary: 'Usage by feature', body: UsageBody, response: { 200: S.UsageSummaryResponse } },
+    config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage_summary' } },
+  }, async (req) => {
+    const rows = usageByFeature(db, req.cas.principal!.keyId, bound(req.body.start_time, 'start'), bound(req.body.end_time, 'end'));
+    const by = rows.map((r) => ({ feature: r.feature, credits: r.credits, requests: r.requests }));
+    return { status: 'success' as const, summary: { total_credits: fromMilli(rows.reduce((s, r) => s + r.milli, 0)), total_requests: rows.reduce((s, r) => s + r.requests, 0), by_feature: by } } as never;
+  }));
 
-  const token = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
-    const parsed = TokenBody.safeParse(req.body ?? {});
-    if (!parsed.success) return fail(reply, 400, `${zodMessage(parsed.error)} (expiry_minutes is 1 to 60)`);
-    const { token: t, expiresIn } = createAccessToken(db, req.cas.principal!.keyId, parsed.data.expiry_minutes ?? 60);
-    return { status: 'success', access_token: t, token_type: 'api_key', expires_in: expiresIn };
-  };
-  for (const url of ['/v1/token', '/v1/access-token']) f.post(url, { config: { meta: { feature: 'token', auth: 'key' } } }, token);
+  both(['/v1/token', '/v1/access-token'], 'generateAccessToken', (url, operationId) => f.post(url, {
+    schema: { operationId, summary: 'Create an access token', body: TokenBody, response: { 200: S.TokenResponse } },
+    config: { meta: { feature: 'token', auth: 'key' } },
+  }, async (req) => {
+    const { token, expiresIn } = createAccessToken(db, req.cas.principal!.keyId, req.body.expiry_minutes ?? 60);
+    return { status: 'success' as const, access_token: token, token_type: 'api_key' as const, expires_in: expiresIn };
+  }));
 
-  const verify = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+  both(['/v1/token/verify', '/v1/verify-token'], 'verifyAccessToken', (url, operationId) => f.post(url, {
+    schema: { operationId, summary: 'Check an access token (the one in x-api-key, or access_token in the body)', body: VerifyBody, response: { 200: S.TokenVerifyResponse } },
+    config: { meta: { feature: 'token', auth: 'key', tokenSelfCheck: true, shape: 'token_verify' } },
+  }, async (req) => {
     // Two forms: the hosted API's bodiless call with the token itself in x-api-key, and the API key
     // in x-api-key with the token to check in the body.
     const self = req.cas.selfToken;
-    const parsed = VerifyBody.safeParse(req.body ?? {});
-    const t = self ?? (parsed.success ? parsed.data.access_token ?? parsed.data.token : undefined);
-    if (!t) return fail(reply, 400, 'give the token to check in access_token, or send the access token itself in x-api-key');
+    const t = self ?? req.body.access_token ?? req.body.token;
+    if (!t) throw new ApiError(400, 'give the token to check in access_token, or send the access token itself in x-api-key');
     const found = findAccessToken(db, t);
-    if (!found || (!self && found.keyId !== req.cas.principal!.keyId) || (self && found.keyId && (!found.key || found.key.revoked_at))) return { status: 'success', valid: false, masked_api_key: null, error: 'unknown token' };
-    if (found.expired) return { status: 'success', valid: false, masked_api_key: found.key ? maskKey(found.key.prefix) : 'sandbox', error: 'token expired' };
-    return { status: 'success', valid: true, masked_api_key: found.key ? maskKey(found.key.prefix) : 'sandbox', error: null };
-  };
-  for (const url of ['/v1/token/verify', '/v1/verify-token']) f.post(url, { config: { meta: { feature: 'token', auth: 'key', tokenSelfCheck: true, shape: 'token_verify' } } }, verify);
-}
+    if (!found || (!self && found.keyId !== req.cas.principal!.keyId) || (self && found.keyId && (!found.key || found.key.revoked_at))) return { status: 'success' as const, valid: false, masked_api_key: null, error: 'unknown token' };
+    const masked = found.key ? maskKey(found.key.prefix) : 'sandbox';
+    if (found.expired) return { status: 'success' as const, valid: false, masked_api_key: masked, error: 'token expired' };
+    return { status: 'success' as const, valid: true, masked_api_key: masked, error: null };
+  }));
+};

@@ -4,60 +4,46 @@
  * like smart parse (feature `parse`, 1 credit on success). Options: `fy` (query string or JSON),
  * and in JSON `scheme_types` (the `--scheme-types` CSV text) and `fmv` (the `--fmv` NAV history text).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { computeGains, normaliseFy, parseFmvFile, parseSchemeTypes, type GainsOptions } from '../../gains/index.js';
-import type { ParsedStatement } from '../../schema/index.js';
-import { fail, type App } from '../context.js';
-import { fetchPdf, FetchError } from '../fetch-url.js';
+import * as S from '../../schema/index.js';
+import { ApiError, type Section } from '../context.js';
 import { sample } from '../sandbox.js';
-import { readInput } from './parse.js';
+import { ParseBody, parseInput, readInput } from './parse.js';
 
-function options(req: FastifyRequest): GainsOptions | string {
-  const q = (req.query ?? {}) as Record<string, unknown>;
-  const body = (!req.isMultipart() && req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+const Fy = z.string().refine((fy) => Boolean(normaliseFy(fy)), 'must be a financial year like 2025-26');
+const GainsBody = ParseBody.omit({ broker_type: true }).extend({
+  fy: Fy.optional(),
+  scheme_types: z.string('must be the CSV text ISIN,equity|debt|other').optional().meta({ description: 'CSV lines ISIN,equity|debt|other' }),
+  fmv: z.string('must be the text of the NAV history download').optional().meta({ description: 'NAV history download text holding the NAVs of 31 Jan 2018' }),
+});
+
+function options(body: z.output<typeof GainsBody>, fy: string | undefined): GainsOptions {
   const out: GainsOptions = {};
-  const fy = body.fy ?? q.fy;
-  if (fy !== undefined) {
-    if (typeof fy !== 'string' || !normaliseFy(fy)) return 'fy must be a financial year like 2025-26';
-    out.fy = fy;
-  }
+  if (fy !== undefined) out.fy = fy;
   try {
-    if (body.scheme_types !== undefined) {
-      if (typeof body.scheme_types !== 'string') return 'scheme_types must be the CSV text ISIN,equity|debt|other';
-      out.schemeTypes = parseSchemeTypes(body.scheme_types);
-    }
-    if (body.fmv !== undefined) {
-      if (typeof body.fmv !== 'string') return 'fmv must be the text of the NAV history download';
-      out.fmv = parseFmvFile(body.fmv);
-    }
+    if (body.scheme_types !== undefined) out.schemeTypes = parseSchemeTypes(body.scheme_types);
+    if (body.fmv !== undefined) out.fmv = parseFmvFile(body.fmv);
   } catch (err) {
-    return (err as Error).message.replace(/^--(scheme-types|fmv)/, (_, n: string) => n.replace('-', '_'));
+    throw new ApiError(400, (err as Error).message.replace(/^--(scheme-types|fmv)/, (_, n: string) => n.replace('-', '_')));
   }
   return out;
 }
 
-export function gainsRoutes(f: FastifyInstance, { pool, config }: App): void {
-  f.post('/v4/smart/gains', { config: { meta: { feature: 'parse', auth: 'v4' } } }, async (req: FastifyRequest, reply: FastifyReply) => {
-    const opts = options(req);
-    if (typeof opts === 'string') return fail(reply, 400, opts);
-    const input = await readInput(req, ['file', 'pdf_file'], config.maxUploadBytes);
-    if (typeof input === 'string') return fail(reply, 400, input);
-    if (req.cas.principal?.sandbox) return computeGains([sample('registrar-detailed') as ParsedStatement], opts);
-    let bytes = input.bytes;
-    if (!bytes) {
-      try {
-        bytes = await fetchPdf(input.url!, config.fetch);
-      } catch (err) {
-        return fail(reply, 400, err instanceof FetchError ? err.message : 'pdf_url could not be fetched');
-      }
-    }
-    const out = await pool.run({ bytes: new Uint8Array(bytes), password: input.password });
-    if (!out.ok) {
-      const msg = out.code === 'PasswordRequired' ? 'the PDF is password-protected: give its password' : out.code === 'IncorrectPassword' ? 'invalid password for this PDF' : out.message;
-      return fail(reply, out.exitCode === 3 ? 400 : 500, msg);
-    }
-    const data = out.data as ParsedStatement;
-    if (!data || !Array.isArray(data.mutual_funds)) return fail(reply, 400, 'gains need a statement with mutual fund transactions, not a contract note');
+export const gainsRoutes: Section = async (f, { app }) => {
+  f.post('/v4/smart/gains', {
+    schema: {
+      operationId: 'smartGains', summary: 'Realised capital gains of a detailed registrar statement (FIFO, Indian tax rules by date); billed like smart parse',
+      querystring: z.object({ fy: Fy.optional() }), body: GainsBody, response: { 200: S.GainsReport },
+    },
+    config: { meta: { feature: 'parse', auth: 'v4' }, doc: { fileFields: ['file', 'pdf_file'] } },
+  }, async (req) => {
+    const multipart = req.isMultipart();
+    const opts = options(multipart ? {} : req.body, (multipart ? undefined : req.body.fy) ?? req.query.fy);
+    const input = await readInput(req, ['file', 'pdf_file'], app.config.maxUploadBytes);
+    if (req.cas.principal?.sandbox) return computeGains([sample('registrar-detailed') as S.ParsedStatement], opts);
+    const data = (await parseInput(app, input)) as S.ParsedStatement;
+    if (!data || !Array.isArray(data.mutual_funds)) throw new ApiError(400, 'gains need a statement with mutual fund transactions, not a contract note');
     return computeGains([data], opts);
   });
-}
+};

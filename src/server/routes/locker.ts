@@ -5,14 +5,13 @@
  * Session states: pending (consent not given yet) -> authorized | failed; sessions expire
  * after 10 minutes unless authorized.
  */
-import type { FastifyInstance } from 'fastify';
-import { zodMessage } from '../../schema/zod-message.js';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { stmt } from '../db.js';
-import { fail, type App } from '../context.js';
+import * as S from '../../schema/index.js';
+import { ApiError, type Section } from '../context.js';
 import { baseUrl } from '../files.js';
-import { documentOf, drivingLicenceRecord, identityOf, nationalIdRecord, panRecord, pkce } from '../locker.js';
+import { documentOf, drivingLicenceRecord, identityOf, nationalIdRecord, oauthCallback, panRecord, pkce } from '../locker.js';
+import { createLockerSession, lockerSessionByState, ownLockerSession, setLockerStatus } from '../store/locker.js';
 
 const DOCS = { pan: 'PANCR', national_id: 'ADHAR', driving_licence: 'DRVLC' } as const;
 type Doc = keyof typeof DOCS;
@@ -23,36 +22,45 @@ const SessionBody = z.object({
   redirect_url: z.url({ protocol: /^https?$/ }),
   documents: z.array(z.enum(['pan', 'national_id', 'driving_licence'])).min(1).optional(),
 }).strict();
+const SessionResponse = z.object({ status: z.literal('success'), session_id: z.string(), authorization_url: z.url(), expires_in: z.number().int() });
+const LockerResult = z.object({
+  status: z.literal('success'),
+  session_id: z.string(),
+  identity: S.VerifiedIdentity,
+  consent: S.ConsentReceipt,
+  documents: z.array(S.LockerDocument),
+  records: z.object({ pan: S.PanCertificate.nullable(), national_id: S.NationalIdRecord.nullable(), driving_licence: S.DrivingLicence.nullable() }),
+});
+/** The hosted API's session request (names.ts): `consent_purpose`, and documents it names its own way. */
+const REAL_SESSION_BODY = { type: 'object', required: ['consent', 'consent_purpose', 'redirect_url'], properties: { consent: { type: 'boolean' }, consent_purpose: { type: 'string', minLength: 20 }, redirect_url: { type: 'string', format: 'uri' }, documents: { type: 'array', items: { type: 'string', enum: ['aadhaar', 'pan', 'driving_licence', 'email', 'mobile'] } } } };
 
-interface Row { id: string; key_id: number; state: string; code_verifier: string; redirect_url: string; purpose: string; documents: string; status: string; access_token: string | null; consented_at: string | null; expires_at: string }
-
-export function lockerRoutes(f: FastifyInstance, app: App): void {
+export const lockerRoutes: Section = async (f, { app }) => {
   const { db, config } = app;
   const locker = config.locker;
   const callbackUrl = (req: { protocol: string; headers: Record<string, string | string[] | undefined> }): string => `${baseUrl(config.publicUrl, req)}/v1/kyc/locker/callback`;
 
-  f.post('/v1/kyc/locker/session', { config: { meta: { feature: 'locker', auth: 'key', request: 'locker_session' } } }, async (req, reply) => {
-    const b = SessionBody.safeParse(req.body ?? {});
-    if (!b.success) return fail(reply, 400, zodMessage(b.error));
+  f.post('/v1/kyc/locker/session', {
+    schema: { operationId: 'startLockerSession', summary: 'Start a document-locker consent session', body: SessionBody, response: { 200: SessionResponse } },
+    config: { meta: { feature: 'locker', auth: 'key', request: 'locker_session' }, doc: { realIds: ['startDigilockerSession'], realBody: REAL_SESSION_BODY } },
+  }, async (req) => {
     const sandbox = Boolean(req.cas.principal?.sandbox);
-    if (!sandbox && !locker.url) return fail(reply, 503, 'no document locker is configured on this server (CAS_LOCKER_URL)');
+    if (!sandbox && !locker.url) throw new ApiError(503, 'no document locker is configured on this server (CAS_LOCKER_URL)');
     const id = `lk_${randomBytes(12).toString('hex')}`;
     const state = randomBytes(16).toString('base64url');
     const { verifier, challenge } = pkce();
-    const now = new Date();
-    stmt(db, 'INSERT INTO locker_sessions (id, key_id, state, code_verifier, redirect_url, purpose, documents, status, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-      id, req.cas.principal!.keyId, state, verifier, b.data.redirect_url, b.data.purpose, JSON.stringify(b.data.documents ?? ['pan', 'national_id', 'driving_licence']), 'pending', new Date(now.getTime() + 600_000).toISOString(), now.toISOString(),
-    );
-    const params = new URLSearchParams({ response_type: 'code', client_id: locker.clientId, redirect_uri: callbackUrl(req as never), state, code_challenge: challenge, code_challenge_method: 'S256' });
-    const authorize = sandbox ? `${baseUrl(config.publicUrl, req as never)}/v1/kyc/locker/callback?code=sandbox&state=${state}` : `${locker.url!.replace(/\/+$/, '')}/oauth2/1/authorize?${params}`;
-    return { status: 'success', session_id: id, authorization_url: authorize, expires_in: 600 };
+    createLockerSession(db, { id, keyId: req.cas.principal!.keyId, state, verifier, redirectUrl: req.body.redirect_url, purpose: req.body.purpose, documents: req.body.documents ?? ['pan', 'national_id', 'driving_licence'], ttlMs: 600_000 });
+    const params = new URLSearchParams({ response_type: 'code', client_id: locker.clientId, redirect_uri: callbackUrl(req), state, code_challenge: challenge, code_challenge_method: 'S256' });
+    const authorize = sandbox ? `${baseUrl(config.publicUrl, req)}/v1/kyc/locker/callback?code=sandbox&state=${state}` : `${locker.url!.replace(/\/+$/, '')}/oauth2/1/authorize?${params}`;
+    return { status: 'success' as const, session_id: id, authorization_url: authorize, expires_in: 600 };
   });
 
-  f.get('/v1/kyc/locker/callback', async (req, reply) => {
-    const q = req.query as { code?: string; state?: string; error?: string };
-    const s = q.state ? (stmt(db, 'SELECT * FROM locker_sessions WHERE state = ?').get(q.state) as Row | undefined) : undefined;
-    if (!s) return fail(reply, 400, 'unknown or missing state');
-    const back = (status: string, extra: Record<string, string> = {}): unknown => {
+  f.get('/v1/kyc/locker/callback', {
+    schema: { operationId: 'lockerCallback', summary: "The locker's OAuth redirect target: records the consent and redirects to the session's redirect_url", ...oauthCallback('the redirect_url of the session') },
+  }, async (req, reply) => {
+    const q = req.query;
+    const s = q.state ? lockerSessionByState(db, q.state) : undefined;
+    if (!s) throw new ApiError(400, 'unknown or missing state');
+    const back = (status: string, extra: Record<string, string> = {}) => {
       const u = new URL(s.redirect_url);
       u.searchParams.set('session_id', s.id);
       u.searchParams.set('status', status);
@@ -62,48 +70,48 @@ export function lockerRoutes(f: FastifyInstance, app: App): void {
       for (const [k, v] of Object.entries(extra)) u.searchParams.set(k, v);
       return reply.redirect(u.toString(), 302);
     };
-    if (s.status !== 'pending' || Date.parse(s.expires_at) <= Date.now()) return fail(reply, 400, 'this locker session is no longer waiting for consent');
-    const setStatus = (status: string, token: string | null = null): void => {
-      stmt(db, 'UPDATE locker_sessions SET status = ?, access_token = ?, consented_at = ? WHERE id = ?').run(status, token, status === 'authorized' ? new Date().toISOString() : null, s.id);
-    };
+    if (s.status !== 'pending' || Date.parse(s.expires_at) <= Date.now()) throw new ApiError(400, 'this locker session is no longer waiting for consent');
     if (q.error || !q.code) {
-      setStatus('failed');
+      setLockerStatus(db, s.id, 'failed');
       return back('error', { error: q.error ?? 'no code' });
     }
     if (s.key_id === 0 && q.code === 'sandbox') {
-      setStatus('authorized', 'sandbox');
+      setLockerStatus(db, s.id, 'authorized', 'sandbox');
       return back('success');
     }
     try {
       const res = await fetch(`${locker.url!.replace(/\/+$/, '')}/oauth2/1/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: q.code, redirect_uri: callbackUrl(req as never), client_id: locker.clientId, client_secret: locker.clientSecret, code_verifier: s.code_verifier }),
+        body: new URLSearchParams({ grant_type: 'authorization_code', code: q.code, redirect_uri: callbackUrl(req), client_id: locker.clientId, client_secret: locker.clientSecret, code_verifier: s.code_verifier }),
         signal: AbortSignal.timeout(15_000),
       });
       const json = (await res.json().catch(() => ({}))) as { access_token?: string; error?: string };
       if (!res.ok || !json.access_token) {
-        setStatus('failed');
+        setLockerStatus(db, s.id, 'failed');
         return back('error', { error: json.error ?? `token exchange failed (HTTP ${res.status})` });
       }
-      setStatus('authorized', json.access_token);
+      setLockerStatus(db, s.id, 'authorized', json.access_token);
       return back('success');
     } catch {
-      setStatus('failed');
+      setLockerStatus(db, s.id, 'failed');
       return back('error', { error: 'the locker could not be reached' });
     }
   });
 
-  f.post('/v1/kyc/locker/result/:session_id', { config: { meta: { feature: 'locker', auth: 'key', shape: 'locker_result', request: 'locker_result' } } }, async (req, reply) => {
-    const { session_id } = req.params as { session_id: string };
-    const s = stmt(db, 'SELECT * FROM locker_sessions WHERE id = ?').get(session_id) as Row | undefined;
-    if (!s || s.key_id !== req.cas.principal!.keyId) return fail(reply, 404, 'no such locker session');
-    if (s.status === 'pending') return fail(reply, 400, 'the user has not given consent in the locker yet');
-    if (s.status !== 'authorized') return fail(reply, 400, 'the locker consent failed or was refused; start a new session');
+  f.post('/v1/kyc/locker/result/:session_id', {
+    schema: { operationId: 'lockerResult', summary: 'Identity, documents and records of a locker session', params: z.object({ session_id: z.string() }), response: { 200: LockerResult } },
+    config: { meta: { feature: 'locker', auth: 'key', shape: 'locker_result', request: 'locker_result' }, doc: { realIds: ['digilockerResult'] } },
+  }, async (req) => {
+    const { session_id } = req.params;
+    const s = ownLockerSession(db, session_id, req.cas.principal!.keyId);
+    if (!s) throw new ApiError(404, 'no such locker session');
+    if (s.status === 'pending') throw new ApiError(400, 'the user has not given consent in the locker yet');
+    if (s.status !== 'authorized') throw new ApiError(400, 'the locker consent failed or was refused; start a new session');
     const wanted = JSON.parse(s.documents) as Doc[];
     const consent = { consented_at: s.consented_at ? s.consented_at.replace(/\.\d{3}Z$/, 'Z') : null, purpose: s.purpose };
     if (s.access_token === 'sandbox') {
-      return { status: 'success', session_id, identity: { locker_id: 'sandbox-locker-0001', username: 'aarav.m', name: 'Aarav Kumar Mehta', dob: '31-01-1990', gender: 'M', care_of: 'S/O Rakesh Mehta', address: 'Flat 402, Sunrise Apartments, Mumbai, Maharashtra, 400050', email: 'aarav.mehta@example.in', mobile: 'XXXXXX2345', verified: { pan: 'ABCPM1234K', national_id: 'XXXXXXXX1234' } }, consent, documents: [], records: { pan: null, national_id: null, driving_licence: null } };
+      return { status: 'success' as const, session_id, identity: { locker_id: 'sandbox-locker-0001', username: 'aarav.m', name: 'Aarav Kumar Mehta', dob: '31-01-1990', gender: 'M', care_of: 'S/O Rakesh Mehta', address: 'Flat 402, Sunrise Apartments, Mumbai, Maharashtra, 400050', email: 'aarav.mehta@example.in', mobile: 'XXXXXX2345', verified: { pan: 'ABCPM1234K', national_id: 'XXXXXXXX1234' } }, consent, documents: [], records: { pan: null, national_id: null, driving_licence: null } } as never;
     }
     const base = locker.url!.replace(/\/+$/, '');
     const get = async (p: string): Promise<Response> => {
@@ -125,10 +133,10 @@ export function lockerRoutes(f: FastifyInstance, app: App): void {
       const pan = panXml ? panRecord(panXml) : null;
       const nid = nidXml ? nationalIdRecord(nidXml, session_id) : null;
       const dl = dlXml ? drivingLicenceRecord(dlXml) : null;
-      return { status: 'success', session_id, identity: identityOf(user, { pan, nid, dl }), consent, documents, records: { pan, national_id: nid, driving_licence: dl } };
+      return { status: 'success' as const, session_id, identity: identityOf(user, { pan, nid, dl }), consent, documents, records: { pan, national_id: nid, driving_licence: dl } } as never;
     } catch (err) {
       const e = err as Error & { http?: number };
-      return fail(reply, e.http ?? 502, e.http ? e.message : 'the locker could not be reached');
+      throw new ApiError(e.http ?? 502, e.http ? e.message : 'the locker could not be reached');
     }
   });
-}
+};

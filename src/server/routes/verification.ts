@@ -1,31 +1,41 @@
-/** Verification: regulator registrations (and, below, KYC status). */
-import type { FastifyInstance } from 'fastify';
-import { zodMessage } from '../../schema/zod-message.js';
+/** Verification: a market-regulator registration, and the KYC status of a PAN across five agencies. */
 import { z } from 'zod';
-import { fail, type App } from '../context.js';
+import * as S from '../../schema/index.js';
+import { ApiError, type Section } from '../context.js';
 import { resolveCategory, verify } from '../registry.js';
-import { kycRoutes } from './kyc.js';
-import { lockerRoutes } from './locker.js';
+import { kycStatus, RecordedKycProvider, SandboxKycProvider, type KycProvider } from '../kyc.js';
 
-const Body = z.object({ registration_number: z.string().optional(), name: z.string().optional(), type: z.string().optional() }).strict();
+const RegulatorBody = z.object({ registration_number: z.string().optional(), name: z.string().optional(), type: z.string().optional() }).strict();
+const PAN = 'must be a PAN like ABCDE1234F';
+const KycBody = z.object({ pan_no: z.string(PAN).trim().toUpperCase().regex(/^[A-Z]{5}\d{4}[A-Z]$/, PAN) });
 
-export function verificationRoutes(f: FastifyInstance, app: App): void {
-  f.post('/v1/verify/regulator', { config: { meta: { feature: 'regulator', auth: 'key', shape: 'regulator' } } }, async (req, reply) => {
-    const b = Body.safeParse(req.body ?? {});
-    if (!b.success) return fail(reply, 400, zodMessage(b.error));
-    const { registration_number, name, type } = b.data;
-    if (!registration_number?.trim() && !name?.trim()) return fail(reply, 400, 'give registration_number, or name with type');
+export const verificationRoutes: Section = async (f, { app }) => {
+  f.post('/v1/verify/regulator', {
+    schema: { operationId: 'verifyRegulatorIntermediary', summary: 'Verify a market-regulator registration', body: RegulatorBody, response: { 200: S.RegulatorResponse } },
+    config: { meta: { feature: 'regulator', auth: 'key', shape: 'regulator' }, doc: { realIds: ['verifySebiIntermediary'] } },
+  }, async (req) => {
+    const { registration_number, name, type } = req.body;
+    if (!registration_number?.trim() && !name?.trim()) throw new ApiError(400, 'give registration_number, or name with type');
     let category = null;
     if (type !== undefined) {
       category = resolveCategory(type);
-      if (!category) return fail(reply, 400, `unknown type '${type}'; use a category slug or one of ria, ra, pms, broker, rta, mf, aif, cra, vcf, fvci, fpi, kra, invit, reit`);
+      if (!category) throw new ApiError(400, `unknown type '${type}'; use a category slug or one of ria, ra, pms, broker, rta, mf, aif, cra, vcf, fvci, fpi, kra, invit, reit`);
     }
-    if (!registration_number?.trim() && !category) return fail(reply, 400, 'type is required with name');
+    if (!registration_number?.trim() && !category) throw new ApiError(400, 'type is required with name');
     const r = verify(app.db, { registration_number: registration_number?.trim() || undefined, name, type: category });
-    if ('error' in r) return fail(reply, 422, r.error);
+    if ('error' in r) throw new ApiError(422, r.error);
     req.cas.success = r.verified;
-    return r;
+    return r as never;
   });
-  kycRoutes(f, app);
-  lockerRoutes(f, app);
-}
+
+  const sandbox = new SandboxKycProvider();
+  const configured: KycProvider | null = app.config.kyc.provider === 'sandbox' ? sandbox : app.config.kyc.provider === 'recorded' && app.config.kyc.dir ? new RecordedKycProvider(app.config.kyc.dir) : null;
+  f.post('/v1/kyc/pan/status', {
+    schema: { operationId: 'checkKycPanStatus', summary: 'KYC status of a PAN across the five agencies', body: KycBody, response: { 200: S.KycStatusResponse } },
+    config: { meta: { feature: 'kyc', auth: 'key', shape: 'kyc' } },
+  }, async (req) => {
+    const provider = req.cas.principal?.sandbox ? sandbox : configured;
+    if (!provider) throw new ApiError(503, 'no KYC agency provider is configured on this server (CAS_KYC_PROVIDER)');
+    return kycStatus(provider, req.body.pan_no, app.config.kyc.timeoutMs) as never;
+  });
+};

@@ -1,0 +1,115 @@
+/**
+ * Authentication and billing, one plugin (it applies to every route registered after it).
+ *
+ * - `onRequest`: the API key or access token is checked, and the per-key rate limit applied,
+ *   before any body is read, so an unauthenticated upload costs nothing.
+ * - `preHandler` (after validation): the route's price is reserved atomically, so a request that
+ *   fails validation never holds credits other requests need.
+ * - `onSend`: the reservation is settled (refunded unless the outcome is billable), the credit
+ *   headers are set and the call is logged; a request whose client goes away before its answer is
+ *   written is refunded when its connection closes.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { fail, type App, type Principal, type RouteMeta } from './context.js';
+import { findAccessToken, findKey } from './store/keys.js';
+import { logUsage, release, remaining, reserve } from './store/usage.js';
+import { PRICES } from './billing.js';
+
+/** Sliding one-minute windows per key (per process). */
+class RateLimiter {
+  private hits = new Map<string, number[]>();
+  allow(id: string, perMinute: number): boolean {
+    const now = Date.now();
+    const list = (this.hits.get(id) ?? []).filter((t) => now - t < 60_000);
+    if (list.length >= perMinute) {
+      this.hits.set(id, list);
+      return false;
+    }
+    list.push(now);
+    this.hits.set(id, list);
+    return true;
+  }
+}
+
+const metaOf = (req: FastifyRequest): RouteMeta | undefined => req.routeOptions?.config?.meta;
+
+export function authBilling({ db, config }: App): FastifyPluginAsync {
+  const limiter = new RateLimiter();
+  /** Refund an unsettled reservation unless the outcome is billable; runs once per request. */
+  const settle = (req: FastifyRequest, ok: boolean): void => {
+    const s = req.cas;
+    if (!s || s.settled) return;
+    s.settled = true;
+    const refund = Boolean(s.charged && !ok && !s.always);
+    if (s.reservation) release(db, s.reservation, refund);
+    if (refund) s.charged = 0;
+  };
+
+  const plugin: FastifyPluginAsync = async (f) => {
+    f.addHook('onRequest', async (req, reply) => {
+      const meta = metaOf(req);
+      if (!meta || meta.auth === 'none') return;
+      const raw = req.headers['x-api-key'];
+      const secret = typeof raw === 'string' ? raw.trim() : '';
+      if (!secret) return fail(reply, 401, 'missing API key: send it in the x-api-key header');
+      let principal: Principal;
+      if (secret === config.sandboxKey) {
+        principal = { sandbox: true, viaToken: false, key: null, keyId: 0 };
+      } else if (secret.startsWith('at_') && meta.tokenSelfCheck) {
+        // The hosted API's bodiless token check sends the token itself in x-api-key; the handler
+        // answers valid/invalid for it (an expired or unknown token is an answer, not a 401).
+        req.cas.selfToken = secret;
+        return;
+      } else if (secret.startsWith('at_')) {
+        const t = findAccessToken(db, secret);
+        if (meta.tokenDetail) return reply.code(403).send({ detail: 'access tokens cannot read usage logs; call this endpoint with the API key' });
+        if (!t || t.expired || (t.keyId && (!t.key || t.key.revoked_at))) return fail(reply, 401, t?.expired ? 'the access token has expired; create a new one with POST /v1/token' : 'invalid access token');
+        if (meta.auth !== 'v4') return fail(reply, 403, meta.feature === 'token' ? 'access tokens cannot create other tokens; use the API key' : 'access tokens are accepted on /v4/* endpoints only; use the API key');
+        principal = { sandbox: t.keyId === 0, viaToken: true, key: t.key, keyId: t.keyId };
+      } else {
+        const key = findKey(db, secret);
+        if (!key || key.revoked_at) return fail(reply, 403, 'invalid API key');
+        principal = { sandbox: false, viaToken: false, key, keyId: key.id };
+      }
+      req.cas.principal = principal;
+      const rate = principal.sandbox ? config.sandboxRate : principal.key?.rate_per_min ?? null;
+      if (rate && !limiter.allow(principal.sandbox ? 'sandbox' : String(principal.keyId), rate)) {
+        return fail(reply, 403, `quota exceeded: at most ${rate} requests per minute for this key`);
+      }
+    });
+
+    f.addHook('preHandler', async (req, reply) => {
+      const meta = metaOf(req);
+      const principal = req.cas.principal;
+      const price = meta && PRICES[meta.feature];
+      if (!price || !principal || principal.sandbox || !principal.key) return;
+      const reservation = reserve(db, principal.key, price.credits);
+      if (reservation === null) return fail(reply, 402, `insufficient credits: this request costs ${price.credits}, ${remaining(db, principal.keyId) ?? 0} remain`);
+      req.cas.reservation = reservation;
+      req.cas.charged = price.credits;
+      req.cas.always = price.always;
+      // The client went away before its answer was written: nothing it paid for reached it.
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) settle(req, false);
+      });
+    });
+
+    f.addHook('onSend', async (req, reply, payload) => {
+      const s = req.cas;
+      const meta = metaOf(req);
+      if (!s?.principal || !meta) return payload;
+      settle(req, s.success ?? (reply.statusCode >= 200 && reply.statusCode < 300));
+      // The credit headers belong to billed features; free account calls skip the extra query.
+      if (PRICES[meta.feature]) {
+        reply.header('X-Credits-Used', String(s.charged));
+        const rem = s.principal.sandbox ? null : remaining(db, s.principal.keyId);
+        reply.header('X-Credits-Remaining', rem === null ? 'unlimited' : String(rem));
+      }
+      logUsage(db, { keyId: s.principal.keyId, requestId: s.id, feature: meta.feature, path: req.originalUrl.split('?')[0], status: reply.statusCode, credits: s.charged });
+      return payload;
+    });
+  };
+  // Not encapsulated: the hooks apply to the routes registered beside it (what fastify-plugin does).
+  Object.assign(plugin, { [Symbol.for('skip-override')]: true });
+  return plugin;
+}
