@@ -1,20 +1,26 @@
 /**
- * Fetch a `pdf_url` safely: http(s) only; every address the name resolves to must be public
- * (no private, loopback, link-local, CGNAT or multicast targets) unless the host is on the
- * operator's allow-list; the connection is pinned to the checked address; redirects are
- * re-checked; the size and the time are capped.
+ * Reach a user-given URL safely (`pdf_url` downloads, `callback_url` webhooks): http(s) only;
+ * every address the host resolves to must be public (src/shared/net-address.ts: every IPv4 and
+ * IPv6 spelling of private, loopback, link-local, CGNAT, multicast, reserved ... targets) unless
+ * the host is on the operator's allow-list, exactly as written there; the connection goes to the
+ * addresses that were checked (the socket's `lookup` answers only those, in both of its call
+ * forms), so a second DNS answer cannot move it (DNS rebinding); every redirect hop is checked
+ * again; size and time are capped. Webhook POSTs follow no redirect at all.
  */
 import http from 'node:http';
 import https from 'node:https';
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import { CasError } from '../errors.js';
+import { nonPublicReason } from '../shared/net-address.js';
+
+export { isPublicAddress, nonPublicReason } from '../shared/net-address.js';
 
 export interface FetchLimits {
   maxBytes: number;
   timeoutMs: number;
   maxRedirects: number;
-  /** Hosts (names or IPs) allowed even when they resolve to non-public addresses. */
+  /** Hosts (names or IPs, as written in URLs) allowed even when they resolve to non-public addresses. */
   allowHosts: string[];
 }
 
@@ -24,105 +30,210 @@ export class FetchError extends CasError {
   }
 }
 
-export function isPublicAddress(ip: string): boolean {
-  if (net.isIPv4(ip)) {
-    const [a, b] = ip.split('.').map(Number);
-    if (a === 10 || a === 127 || a === 0 || a >= 224) return false;
-    if (a === 169 && b === 254) return false;
-    if (a === 172 && b >= 16 && b <= 31) return false;
-    if (a === 192 && b === 168) return false;
-    if (a === 100 && b >= 64 && b <= 127) return false;
-    if (a === 192 && b === 0) return false;
-    if (a === 198 && (b === 18 || b === 19)) return false;
-    return true;
-  }
-  const v = ip.toLowerCase();
-  if (v === '::1' || v === '::') return false;
-  if (v.startsWith('fe8') || v.startsWith('fe9') || v.startsWith('fea') || v.startsWith('feb')) return false;
-  if (v.startsWith('fc') || v.startsWith('fd') || v.startsWith('ff')) return false;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v);
-  if (mapped) return isPublicAddress(mapped[1]);
-  return true;
+interface Address {
+  address: string;
+  family: number;
 }
 
-/** The same address rules for callback URLs: http(s), public addresses unless allow-listed. */
-export async function assertPublicUrl(raw: string, allowHosts: string[]): Promise<{ url: URL; address: string; family: number }> {
+/** A URL whose host was resolved and checked: connect only to `addresses`. */
+export interface CheckedUrl {
+  url: URL;
+  /** The first checked address (kept for callers that log it). */
+  address: string;
+  family: number;
+  addresses: Address[];
+}
+
+function parseUrl(raw: string | URL): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new FetchError('not a valid URL');
+    throw new FetchError('is not a valid URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError('must use http or https');
-  const a = await checkedAddress(url.hostname, { maxBytes: 0, timeoutMs: 0, maxRedirects: 0, allowHosts });
-  return { url, ...a };
+  if (url.username || url.password) throw new FetchError('must not carry a user name or password');
+  return url;
 }
 
-async function checkedAddress(host: string, limits: FetchLimits): Promise<{ address: string; family: number }> {
-  const bare = host.replace(/^\[|\]$/g, '');
-  const addrs = net.isIP(bare) ? [{ address: bare, family: net.isIP(bare) }] : await dns.lookup(bare, { all: true }).catch(() => {
-    throw new FetchError(`pdf_url host '${host}' could not be resolved`);
-  });
-  if (!addrs.length) throw new FetchError(`pdf_url host '${host}' could not be resolved`);
-  if (!limits.allowHosts.includes(bare)) {
-    const bad = addrs.find((a) => !isPublicAddress(a.address));
-    if (bad) throw new FetchError(`pdf_url points at a non-public address (${bad.address}); refused`);
-  }
-  return addrs[0];
+function allowListed(host: string, allowHosts: string[]): boolean {
+  const h = host.toLowerCase();
+  return allowHosts.some((a) => a.replace(/^\[|\]$/g, '').toLowerCase() === h);
 }
 
-export async function fetchPdf(rawUrl: string, limits: FetchLimits): Promise<Buffer> {
-  let url: URL;
-  try {
-    url = new URL(rawUrl);
-  } catch {
-    throw new FetchError('pdf_url is not a valid URL');
-  }
-  const deadline = Date.now() + limits.timeoutMs;
-  for (let hop = 0; hop <= limits.maxRedirects; hop++) {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError('pdf_url must use http or https');
-    const target = await checkedAddress(url.hostname, limits);
-    const res = await new Promise<{ status: number; location?: string; body?: Buffer }>((resolve, reject) => {
-      const mod = url.protocol === 'https:' ? https : http;
-      const req = mod.get(url, {
-        lookup: (_h: string, _o: unknown, cb: (err: Error | null, address: string, family: number) => void) => cb(null, target.address, target.family),
-        timeout: Math.max(1, deadline - Date.now()),
-        headers: { 'user-agent': 'cas-service/1', accept: 'application/pdf' },
-      } as http.RequestOptions, (r) => {
-        const status = r.statusCode ?? 0;
-        if (status >= 300 && status < 400 && r.headers.location) {
-          r.resume();
-          resolve({ status, location: r.headers.location });
-          return;
-        }
-        if (status !== 200) {
-          r.resume();
-          reject(new FetchError(`pdf_url answered HTTP ${status}`));
-          return;
-        }
-        const len = Number(r.headers['content-length'] ?? 0);
-        if (len > limits.maxBytes) {
-          r.destroy();
-          reject(new FetchError(`pdf_url is larger than the limit of ${limits.maxBytes} bytes`));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        r.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > limits.maxBytes) {
-            r.destroy();
-            reject(new FetchError(`pdf_url is larger than the limit of ${limits.maxBytes} bytes`));
-          } else chunks.push(c);
-        });
-        r.on('end', () => resolve({ status, body: Buffer.concat(chunks) }));
-        r.on('error', () => reject(new FetchError('pdf_url download failed')));
+/** Resolve the URL's host (every address), refuse it if any address is not public, unless allow-listed. */
+async function check(url: URL, allowHosts: string[]): Promise<CheckedUrl> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const family = net.isIP(host);
+  const addresses: Address[] = family
+    ? [{ address: host, family }]
+    : await dns.lookup(host, { all: true, verbatim: true }).catch(() => {
+        throw new FetchError(`host '${host}' could not be resolved`);
       });
-      req.on('timeout', () => req.destroy(new FetchError(`pdf_url did not answer within ${limits.timeoutMs} ms`)));
-      req.on('error', (e) => reject(e instanceof FetchError ? e : new FetchError(`pdf_url could not be fetched (${(e as NodeJS.ErrnoException).code ?? e.message})`)));
-    });
-    if (res.body) return res.body;
-    url = new URL(res.location!, url);
+  if (!addresses.length) throw new FetchError(`host '${host}' could not be resolved`);
+  if (!allowListed(host, allowHosts)) {
+    for (const a of addresses) {
+      const why = nonPublicReason(a.address);
+      if (why) throw new FetchError(`points at a non-public address (${a.address}: ${why}); refused`);
+    }
   }
-  throw new FetchError(`pdf_url redirected more than ${limits.maxRedirects} times`);
+  return { url, address: addresses[0].address, family: addresses[0].family, addresses };
+}
+
+/** The same address rules for callback URLs: http(s), public addresses unless allow-listed. */
+export async function assertPublicUrl(raw: string, allowHosts: string[]): Promise<CheckedUrl> {
+  return check(parseUrl(raw), allowHosts);
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Address[], family?: number) => void;
+
+/**
+ * A `lookup` for http(s).request that answers only the checked addresses. Node calls it as
+ * `lookup(host, opts, cb)` with `opts.all` true (happy eyeballs: `cb(null, [{address, family}])`)
+ * or false (`cb(null, address, family)`); both forms are honoured.
+ */
+function pinnedLookup(addresses: Address[]) {
+  return (_host: string, opts: { all?: boolean; family?: number | string } | number | LookupCallback, cb?: LookupCallback): void => {
+    const callback = (typeof opts === 'function' ? opts : cb)!;
+    const o = typeof opts === 'object' && opts ? opts : {};
+    const fam = typeof opts === 'number' ? opts : o.family === 'IPv4' ? 4 : o.family === 'IPv6' ? 6 : Number(o.family ?? 0);
+    const usable = fam ? addresses.filter((a) => a.family === fam) : addresses;
+    if (!usable.length) {
+      callback(Object.assign(new Error(`no IPv${fam} address among the checked ones`), { code: 'ENOTFOUND' }), '', 0);
+      return;
+    }
+    if (o.all) callback(null, usable.map((a) => ({ ...a })));
+    else callback(null, usable[0].address, usable[0].family);
+  };
+}
+
+interface Answer {
+  status: number;
+  location?: string;
+  body: Buffer;
+}
+
+/**
+ * One request to a checked URL over a socket pinned to its checked addresses. Reads at most
+ * `maxBytes` of the body (larger bodies are an error when `tooLarge` is set, else cut off).
+ */
+function requestPinned(target: CheckedUrl, opts: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string | Buffer; deadline: number; maxBytes: number; tooLarge?: (limit: number) => FetchError; label: string }): Promise<Answer> {
+  return new Promise<Answer>((resolve, reject) => {
+    const mod = target.url.protocol === 'https:' ? https : http;
+    let settled = false;
+    // The whole exchange (connect, headers, body) has one deadline.
+    const timer = setTimeout(() => {
+      const e = new FetchError(`${opts.label} did not answer within the time limit`);
+      req.destroy(e);
+      done(e);
+    }, Math.max(1, opts.deadline - Date.now()));
+    const done = (err: Error | null, value?: Answer): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve(value!);
+    };
+    const req = mod.request(target.url, {
+      method: opts.method,
+      lookup: pinnedLookup(target.addresses),
+      headers: opts.body !== undefined ? { ...opts.headers, 'content-length': String(Buffer.byteLength(opts.body)) } : opts.headers,
+      agent: false,
+    } as http.RequestOptions, (r) => {
+      const status = r.statusCode ?? 0;
+      const location = status >= 300 && status < 400 ? r.headers.location : undefined;
+      const wanted = status === 200 || opts.method === 'POST';
+      if (!wanted || location !== undefined) {
+        r.destroy();
+        done(null, { status, location, body: Buffer.alloc(0) });
+        return;
+      }
+      const len = Number(r.headers['content-length'] ?? 0);
+      if (opts.tooLarge && len > opts.maxBytes) {
+        r.destroy();
+        done(opts.tooLarge(opts.maxBytes));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      r.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > opts.maxBytes) {
+          r.destroy();
+          if (opts.tooLarge) done(opts.tooLarge(opts.maxBytes));
+          else done(null, { status, body: Buffer.concat(chunks) });
+        } else chunks.push(c);
+      });
+      r.on('end', () => done(null, { status, body: Buffer.concat(chunks) }));
+      r.on('error', () => done(new FetchError(`${opts.label} download failed`)));
+    });
+    req.on('error', (e) => done(e instanceof FetchError ? e : new FetchError(`${opts.label} could not be fetched (${(e as NodeJS.ErrnoException).code ?? e.message})`)));
+    req.end(opts.body);
+  });
+}
+
+function prefixed(label: string, err: unknown): never {
+  if (err instanceof FetchError && !err.message.startsWith(label)) throw new FetchError(`${label} ${err.message}`);
+  throw err;
+}
+
+/** Download a `pdf_url`: checked and pinned on every hop, at most `maxRedirects` redirects. */
+export async function fetchPdf(rawUrl: string, limits: FetchLimits): Promise<Buffer> {
+  const label = 'pdf_url';
+  const deadline = Date.now() + limits.timeoutMs;
+  try {
+    let url = parseUrl(rawUrl);
+    for (let hop = 0; hop <= limits.maxRedirects; hop++) {
+      const target = await check(url, limits.allowHosts);
+      const res = await requestPinned(target, {
+        method: 'GET',
+        headers: { 'user-agent': 'cas-service/1', accept: 'application/pdf' },
+        deadline,
+        maxBytes: limits.maxBytes,
+        tooLarge: (n) => new FetchError(`${label} is larger than the limit of ${n} bytes`),
+        label,
+      });
+      if (res.location !== undefined) {
+        // Each hop is a new URL: parsed, resolved and checked again before anything connects.
+        url = parseUrl(new URL(res.location, url));
+        continue;
+      }
+      if (res.status !== 200) throw new FetchError(`${label} answered HTTP ${res.status}`);
+      return res.body;
+    }
+  } catch (err) {
+    prefixed(label, err);
+  }
+  throw new FetchError(`${label} redirected more than ${limits.maxRedirects} times`);
+}
+
+export interface PostJsonOptions {
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  allowHosts: string[];
+}
+
+/**
+ * POST a JSON body to a callback URL: the host is resolved and checked now and the socket goes to
+ * that checked address (no second resolution at connect time); redirects are not followed (a 3xx
+ * is returned as the status). Answers the status; the response body is read up to 64 KiB and
+ * dropped. Throws FetchError for a refused URL, a network error or the time limit.
+ */
+export async function postJson(rawUrl: string, opts: PostJsonOptions): Promise<{ status: number }> {
+  const label = 'callback_url';
+  try {
+    const target = await check(parseUrl(rawUrl), opts.allowHosts);
+    const res = await requestPinned(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...opts.headers },
+      body: opts.body,
+      deadline: Date.now() + opts.timeoutMs,
+      maxBytes: 64 * 1024,
+      label,
+    });
+    return { status: res.status };
+  } catch (err) {
+    return prefixed(label, err);
+  }
 }
