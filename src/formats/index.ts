@@ -1,31 +1,67 @@
 /**
  * The statement-format registry: one descriptor per statement format and one per contract-note
  * broker. Everything that lists formats or brokers reads this file: detection and the parser
- * table (src/parsers), the CLI's `--type` / `--broker` choices and completions, the server's parse
- * endpoints and its OpenAPI document, the schema enums (checked against it in
- * test/registry.test.ts), and the layout families and fixtures of the tests.
+ * table (src/parsers), the contract-note parser's broker labels, the CLI's `--type` / `--broker`
+ * choices and completions, the server's parse endpoints and its OpenAPI document, the schema enums
+ * (src/schema: `BrokerType`, `CasType`, `DematType`, `StatementSource` are built from the ids
+ * here), the real-dialect names, and the layout families and fixtures of the tests
+ * (test/registry.test.ts checks each of them against this file).
  *
- * Pure data with no imports, so that `cas --help` can read it without loading a parser or zod.
- * The parse functions and detection rules sit beside each parser and are keyed by these ids
- * (`satisfies Record<FormatId, ...>`), so a format without a parser does not compile.
+ * Pure data with no imports beyond its own folder (no parser, pdf.js or zod), so that `cas --help`
+ * can read it cheaply. The parse functions and detection rules sit beside each parser and are keyed
+ * by these ids (`satisfies Record<FormatId, ...>`), so a format without a parser does not compile.
+ *
+ * Adding a broker: one file `src/formats/brokers/<id>.ts` (`defineBroker({...})`: id, names,
+ * aliases, the markers that identify its notes, its notes' labels) and its import in `BROKERS`
+ * below; then its fixtures: its render layout in test/fixtures/contract-render.ts (`LAYOUTS`, keyed
+ * by broker id, so the build asks for it) and `npm run fixtures` (writes
+ * fixtures/contract_note/<id>.pdf and fixtures/expected/<sample>.json); its layout family follows
+ * from `family`. Detection, the contract-note parser, `--broker`, completions, the schema enum and
+ * the contract-note endpoint's `broker_type` pick it up from here. One exception: the real-dialect
+ * tables in src/schema/names.ts import nothing (they sit on the parse path), so its `realValue` and
+ * `display` are written there too, and test/registry.test.ts fails until they agree.
+ *
+ * Adding a statement format: its id in `FORMAT_IDS`, its descriptor in `FORMATS`, then the
+ * compiler asks for its parser (src/parsers/index.ts `PARSERS`) and detection rule
+ * (src/parsers/detect `RULES`).
  */
+import { brokerA } from './brokers/broker-a.js';
+import { brokerB } from './brokers/broker-b.js';
+import { brokerC } from './brokers/broker-c.js';
+import { brokerD } from './brokers/broker-d.js';
+
+export { defineBroker, type BrokerFormat, type BrokerLabels, type ChargeKey, type ColKey, type FactKey } from './types.js';
+
+/** Every contract-note broker with a layout of its own (first marker match wins, in this order). */
+export const BROKERS = [brokerA, brokerB, brokerC, brokerD] as const;
+export type BrokerId = (typeof BROKERS)[number]['id'];
+export const BROKER_IDS: readonly BrokerId[] = BROKERS.map((b) => b.id);
 
 export const FORMAT_IDS = ['registrar', 'depository_a', 'depository_b', 'contract_note'] as const;
 export type FormatId = (typeof FORMAT_IDS)[number];
 
-export const BROKER_IDS = ['broker_a', 'broker_b', 'broker_c', 'broker_d'] as const;
-export type BrokerId = (typeof BROKER_IDS)[number];
+/** `meta.cas_type` values of parsed statements (SPEC.md order). */
+export const CAS_TYPES = ['DEPOSITORY_A', 'DEPOSITORY_B', 'REGISTRAR_A_REGISTRAR_B'] as const;
+export type CasTypeId = (typeof CAS_TYPES)[number];
+/** `demat_accounts[].demat_type` values: the cas types of the depositories. */
+export const DEMAT_TYPES = ['DEPOSITORY_A', 'DEPOSITORY_B'] as const satisfies readonly CasTypeId[];
+export type DematTypeId = (typeof DEMAT_TYPES)[number];
+/** Issuers of statements (mailbox/inbound `cas_type`, `allowed_sources`), SPEC.md order. */
+export const STATEMENT_SOURCES = ['depository_a', 'depository_b', 'registrar_a', 'registrar_b'] as const;
+export type StatementSourceId = (typeof STATEMENT_SOURCES)[number];
 
 export interface StatementFormat {
   id: FormatId;
   /** What it is, in one phrase (errors, help). */
   label: string;
   /** SPEC.md names of the institutions that issue it (`detection.issuer`). */
-  issuers: readonly string[];
+  issuers: readonly (StatementSourceId | BrokerId | 'unknown')[];
   /** Other names `--type` accepts (real names, short forms); matched case-insensitively, `-` = `_`. */
   aliases: readonly string[];
   /** `meta.cas_type` of its parsed statement (null: not a unified statement). */
-  casType: 'REGISTRAR_A_REGISTRAR_B' | 'DEPOSITORY_A' | 'DEPOSITORY_B' | null;
+  casType: CasTypeId | null;
+  /** `demat_type` of the demat accounts this depository keeps (null: not a depository). */
+  dematType: DematTypeId | null;
   /** Name of its response schema in `cas schema` (src/schema RESOURCES). */
   schema: 'parsed-statement' | 'contract-note';
   /** Its own parse endpoint (SPEC.md), and how the service bills and answers it. */
@@ -47,22 +83,6 @@ export interface StatementFormat {
   fixtureDir: string;
 }
 
-export interface BrokerFormat {
-  id: BrokerId;
-  /** The broker's trade name (evidence, messages). */
-  name: string;
-  /** Its `broker_type` value in the real dialect. */
-  realValue: string;
-  /** Other names `--broker` accepts. */
-  aliases: readonly string[];
-  /** Text that identifies the broker on a note (name or legal entity). */
-  markers: readonly RegExp[];
-  /** Layout family of the property suite. */
-  family: string;
-  /** Expected-JSON fixture of its canonical note. */
-  sample: string;
-}
-
 export const FORMATS: readonly StatementFormat[] = [
   {
     id: 'registrar',
@@ -70,6 +90,7 @@ export const FORMATS: readonly StatementFormat[] = [
     issuers: ['registrar_a', 'registrar_b'],
     aliases: ['registrar_a', 'registrar_b', 'registrar_a_registrar_b', 'cams', 'kfintech', 'kfin', 'karvy', 'cams_kfintech', 'mf'],
     casType: 'REGISTRAR_A_REGISTRAR_B',
+    dematType: null,
     schema: 'parsed-statement',
     endpoint: { path: '/v4/registrar_a_registrar_b/parse', operationId: 'registrarParse', feature: 'parse', fileFields: ['pdf_file'], sample: 'registrar-detailed', passwordRequired: false },
     families: ['registrar-detailed', 'registrar-summary'],
@@ -81,6 +102,7 @@ export const FORMATS: readonly StatementFormat[] = [
     issuers: ['depository_a'],
     aliases: ['cdsl'],
     casType: 'DEPOSITORY_A',
+    dematType: 'DEPOSITORY_A',
     schema: 'parsed-statement',
     endpoint: { path: '/v4/depository_a/parse', operationId: 'depositoryAParse', feature: 'parse', fileFields: ['pdf_file'], sample: 'depository_a', passwordRequired: false },
     families: ['depository-a'],
@@ -92,6 +114,7 @@ export const FORMATS: readonly StatementFormat[] = [
     issuers: ['depository_b'],
     aliases: ['nsdl'],
     casType: 'DEPOSITORY_B',
+    dematType: 'DEPOSITORY_B',
     schema: 'parsed-statement',
     endpoint: { path: '/v4/depository_b/parse', operationId: 'depositoryBParse', feature: 'parse', fileFields: ['pdf_file'], sample: 'depository_b', passwordRequired: false },
     families: ['depository-b'],
@@ -100,21 +123,15 @@ export const FORMATS: readonly StatementFormat[] = [
   {
     id: 'contract_note',
     label: 'broker contract note',
-    issuers: ['broker_a', 'broker_b', 'broker_c', 'broker_d', 'unknown'],
+    issuers: [...BROKER_IDS, 'unknown'],
     aliases: ['contract-note', 'cn'],
     casType: null,
+    dematType: null,
     schema: 'contract-note',
     endpoint: { path: '/v4/contract_note/parse', operationId: 'parseContractNote', feature: 'contract_note', fileFields: ['pdf_file'], sample: 'contract-note-broker_a', passwordRequired: true },
-    families: ['contract-note-broker-a', 'contract-note-broker-b', 'contract-note-broker-c', 'contract-note-broker-d', 'contract-note-generic'],
+    families: [...BROKERS.map((b) => b.family), 'contract-note-generic'],
     fixtureDir: 'contract_note',
   },
-];
-
-export const BROKERS: readonly BrokerFormat[] = [
-  { id: 'broker_a', name: 'Zerodha', realValue: 'zerodha', aliases: ['zerodha'], markers: [/Zerodha/i], family: 'contract-note-broker-a', sample: 'contract-note-broker_a' },
-  { id: 'broker_b', name: 'Groww', realValue: 'groww', aliases: ['groww'], markers: [/Groww/i, /Nextbillion Technology/i], family: 'contract-note-broker-b', sample: 'contract-note-broker_b' },
-  { id: 'broker_c', name: 'Upstox', realValue: 'upstox', aliases: ['upstox'], markers: [/Upstox/i, /RKSV Securities/i], family: 'contract-note-broker-c', sample: 'contract-note-broker_c' },
-  { id: 'broker_d', name: 'ICICI Securities', realValue: 'icici', aliases: ['icici', 'icicidirect', 'icici_direct'], markers: [/ICICI\s+Securities/i, /ICICI\s*direct/i], family: 'contract-note-broker-d', sample: 'contract-note-broker_d' },
 ];
 
 /** One line naming what is supported (errors, help). */
@@ -134,6 +151,15 @@ export function resolveBroker(name: string): BrokerId | undefined {
   return BROKERS.find((b) => b.id === k || key(b.realValue) === k || b.aliases.some((a) => key(a) === k))?.id;
 }
 
+/** The broker whose marker is found first in a note's text (brokers in `BROKERS` order). */
+export function brokerIn(text: string): (typeof BROKERS)[number] | undefined {
+  return BROKERS.find((b) => b.markers.some((re) => re.test(text)));
+}
+
 export function formatById(id: FormatId): StatementFormat {
   return FORMATS.find((f) => f.id === id)!;
+}
+
+export function brokerById(id: BrokerId): (typeof BROKERS)[number] {
+  return BROKERS.find((b) => b.id === id)!;
 }

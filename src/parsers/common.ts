@@ -1,4 +1,5 @@
 /** Shared pieces of every parser: result type, transaction classification, scheme types. */
+import { DocumentError } from '../errors.js';
 import type { ParseWarning, SchemeType, TransactionType, ParsedStatement } from '../schema/index.js';
 
 export interface ParseResult<T> {
@@ -52,9 +53,13 @@ export function schemeType(name: string): SchemeType {
   return 'Other';
 }
 
-export function emptyStatement(casType: ParsedStatement['meta']['cas_type']): ParsedStatement {
+/**
+ * A statement with nothing read yet but its type and period. Every statement prints its period: a
+ * parser that finds none refuses the document (`noPeriod`) rather than invent one.
+ */
+export function emptyStatement(casType: ParsedStatement['meta']['cas_type'], period: ParsedStatement['meta']['statement_period']): ParsedStatement {
   return {
-    meta: { cas_type: casType, statement_period: { from: null, to: '1970-01-01' }, generated_at: null },
+    meta: { cas_type: casType, statement_period: period, generated_at: null },
     investor: { name: '', pan: null, email: null, address: null, pincode: null, mobile: null, cas_id: null },
     summary: { total_value: 0, accounts: { demat: { count: 0, total_value: 0 }, mutual_funds: { count: 0, total_value: 0 }, insurance: { count: 0, total_value: 0 }, nps: { count: 0, total_value: 0 } } },
     demat_accounts: [],
@@ -62,6 +67,11 @@ export function emptyStatement(casType: ParsedStatement['meta']['cas_type']): Pa
     insurance: { life_insurance_policies: [] },
     nps: [],
   };
+}
+
+/** The error for a document with a statement's markers but no statement period. */
+export function noPeriod(looked: string, what: string): DocumentError {
+  return new DocumentError('UnsupportedDocument', `no statement period (${looked}) found on the first pages: this does not read as a ${what}`);
 }
 
 export const PAN_RE = /\b([A-Z]{5}[0-9]{4}[A-Z])\b/;

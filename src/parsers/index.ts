@@ -1,5 +1,6 @@
-/** Dispatch from an extracted document to the parser of its kind. Pure. */
+/** Dispatch from an extracted document to the parser of its kind (one per registry format). Pure. */
 import { DocumentError } from '../errors.js';
+import { SUPPORTED, type FormatId } from '../formats/index.js';
 import type { PdfDocument } from '../pdf/model.js';
 import type { BrokerType, ContractNote, ParsedStatement } from '../schema/index.js';
 import type { ParseResult } from './common.js';
@@ -19,12 +20,15 @@ export interface ParseOptions {
 
 export type AnyResult = ParseResult<ParsedStatement | ContractNote> & { detection: Detection };
 
-const PARSERS: Partial<Record<StatementKind, (doc: PdfDocument, opts: ParseOptions) => ParseResult<ParsedStatement | ContractNote>>> = {
+type Parser = (doc: PdfDocument, opts: ParseOptions) => ParseResult<ParsedStatement | ContractNote>;
+
+/** The parser of each registry format: a format without one does not compile. */
+const PARSERS = {
   registrar: (doc) => parseRegistrar(doc),
   depository_a: (doc) => parseDepositoryA(doc),
   depository_b: (doc) => parseDepositoryB(doc),
   contract_note: (doc, opts) => parseContractNote(doc, { broker: opts.broker }),
-};
+} satisfies Record<FormatId, Parser>;
 
 export function parseDocument(doc: PdfDocument, opts: ParseOptions = {}): AnyResult {
   let detection: Detection;
@@ -38,8 +42,9 @@ export function parseDocument(doc: PdfDocument, opts: ParseOptions = {}): AnyRes
     throw new DocumentError('TypeMismatch', `--type ${opts.type} was given, but the document is a ${detection.issuer} ${detection.type.replace('_', ' ')} (${detection.evidence.join('; ')})`);
   }
   const kind = opts.type ?? detection.type;
-  const parser = PARSERS[kind];
-  if (!parser) throw new DocumentError('UnsupportedDocument', `recognised a ${kind} document, but its parser is not available in this version`);
+  // Typed callers cannot name a format without a parser; a type from an untyped caller can.
+  const parser: Parser | undefined = Object.hasOwn(PARSERS, kind) ? PARSERS[kind] : undefined;
+  if (!parser) throw new DocumentError('UnsupportedDocument', `unknown statement type '${kind}'. Supported: ${SUPPORTED}`);
   try {
     return { ...parser(doc, opts), detection };
   } catch (err) {

@@ -4,6 +4,7 @@
  * Decisions where SPEC.md says "not shown" are written next to each schema.
  */
 import { z } from 'zod';
+import { STATEMENT_SOURCES } from '../formats/index.js';
 
 /** ISO 8601 calendar date `YYYY-MM-DD` (a real date: 2026-02-30 is rejected). */
 export const IsoDate = z.iso.date();
@@ -32,7 +33,8 @@ export const MailboxErrorBody = z.object({
 /** Usage-log token rejection: `{detail}`. */
 export const DetailErrorBody = z.object({ detail: z.string().min(1) }).strict();
 
-export const StatementSource = z.enum(['depository_a', 'depository_b', 'registrar_a', 'registrar_b']);
+/** The registry's statement issuers (src/formats). */
+export const StatementSource = z.enum(STATEMENT_SOURCES);
 
 export type ErrorBody = z.infer<typeof ErrorBody>;
 export type MailboxErrorBody = z.infer<typeof MailboxErrorBody>;

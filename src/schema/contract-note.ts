@@ -1,8 +1,10 @@
 /** Contract note response (SPEC.md "Contract note response"). */
 import { z } from 'zod';
+import { BROKER_IDS, type BrokerId } from '../formats/index.js';
 import { IsoDate } from './common.js';
 
-export const BrokerType = z.enum(['broker_a', 'broker_b', 'broker_c', 'broker_d', 'unknown']);
+/** The registry's brokers (src/formats/brokers), and `unknown` for a note read by the generic vocabulary. */
+export const BrokerType = z.enum<readonly [...BrokerId[], 'unknown']>([...BROKER_IDS, 'unknown']);
 const num = z.number().finite();
 
 export const EquityTransaction = z.object({

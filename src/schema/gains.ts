@@ -12,9 +12,11 @@ const numOrNull = num.nullable();
 
 /** Tax class of a scheme's units: equity-oriented, debt-oriented, other (hybrid, FoF, gold), or unknown. */
 export const GainsAssetClass = z.enum(['equity', 'debt', 'other', 'unknown']);
+export type GainsAssetClass = z.infer<typeof GainsAssetClass>;
 
 /** Where the class came from: the scheme name's words, the statement's scheme type, or the user's override file. */
 export const GainsClassSource = z.enum(['name', 'statement', 'override', 'none']);
+export type GainsClassSource = z.infer<typeof GainsClassSource>;
 
 /**
  * Tax treatment of one matched row (see src/gains/rules.ts for the sections cited):
@@ -31,6 +33,7 @@ export const GainsTaxClass = z.enum([
   'equity_stcg_15', 'equity_stcg_20', 'equity_ltcg_10', 'equity_ltcg_12_5', 'equity_ltcg_exempt',
   'stcg_slab', 'deemed_stcg_50aa', 'ltcg_20_indexed', 'ltcg_12_5', 'unknown',
 ]);
+export type GainsTaxClass = z.infer<typeof GainsTaxClass>;
 
 /**
  * Why a row is incomplete:
@@ -44,6 +47,7 @@ export const GainsTaxClass = z.enum([
  *   sale of merger units whose old scheme is not in the statements: left out of the totals.
  */
 export const GainsFlag = z.enum(['opening_balance', 'fmv_missing', 'class_unknown', 'units_unmatched', 'indexation_not_computed', 'segregated_units', 'merger']);
+export type GainsFlag = z.infer<typeof GainsFlag>;
 
 /** One transfer matched against one purchase lot (first in, first out). */
 export const GainRow = z.object({
@@ -79,6 +83,7 @@ export const GainRow = z.object({
   rate: numOrNull,
   flags: z.array(GainsFlag),
 });
+export type GainRow = z.infer<typeof GainRow>;
 
 export const GainsTotals = z.object({
   asset_class: GainsAssetClass,
@@ -89,6 +94,7 @@ export const GainsTotals = z.object({
   /** Rows whose gain or term is unknown, and merger rows (not in the sums above). */
   incomplete_rows: z.number().int().min(0),
 });
+export type GainsTotals = z.infer<typeof GainsTotals>;
 
 export const GainsScheme = z.object({
   folio: z.string(),
@@ -101,6 +107,7 @@ export const GainsScheme = z.object({
   stcg: num,
   ltcg: num,
 });
+export type GainsScheme = z.infer<typeof GainsScheme>;
 
 export const GainsYear = z.object({
   fy: z.string().regex(/^\d{4}-\d{2}$/),
@@ -109,6 +116,7 @@ export const GainsYear = z.object({
   /** s.112A exemption for the year: 1,00,000 up to FY 2023-24, 1,25,000 from FY 2024-25. */
   equity_ltcg_exemption: num,
 });
+export type GainsYear = z.infer<typeof GainsYear>;
 
 export const GainsIssue = z.object({
   folio: z.string(),
@@ -116,20 +124,11 @@ export const GainsIssue = z.object({
   isin: z.string().nullable(),
   message: z.string(),
 });
+export type GainsIssue = z.infer<typeof GainsIssue>;
 
 export const GainsReport = z.object({
   years: z.array(GainsYear),
   /** Schemes whose class is unknown, units that could not be matched, rows without FMV: what the user must check. */
   issues: z.array(GainsIssue),
 });
-
-export type GainsAssetClass = z.infer<typeof GainsAssetClass>;
-export type GainsClassSource = z.infer<typeof GainsClassSource>;
-export type GainsTaxClass = z.infer<typeof GainsTaxClass>;
-export type GainsFlag = z.infer<typeof GainsFlag>;
-export type GainRow = z.infer<typeof GainRow>;
-export type GainsTotals = z.infer<typeof GainsTotals>;
-export type GainsScheme = z.infer<typeof GainsScheme>;
-export type GainsYear = z.infer<typeof GainsYear>;
-export type GainsIssue = z.infer<typeof GainsIssue>;
 export type GainsReport = z.infer<typeof GainsReport>;

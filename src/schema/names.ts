@@ -20,7 +20,7 @@ export const VALUES = {
   demat_type: { DEPOSITORY_A: 'CDSL', DEPOSITORY_B: 'NSDL' },
   /** Statement sources: mailbox/inbound `cas_type`, `cas_types`, `allowed_sources`, file-name prefixes. */
   source: { depository_a: 'cdsl', depository_b: 'nsdl', registrar_a: 'cams', registrar_b: 'kfintech' },
-  /** Contract-note `broker_info.broker_type` and the `broker_type` request field. */
+  /** Contract-note `broker_info.broker_type` and the `broker_type` request field (each broker's `realValue` in src/formats/brokers; test/registry.test.ts checks they agree). */
   broker: { broker_a: 'zerodha', broker_b: 'groww', broker_c: 'upstox', broker_d: 'icici', unknown: 'unknown' },
   /** KYC registration agencies: `active_kra` and the keys of `kras`. */
   kra: { kra_a: 'cvl', kra_b: 'ndml', kra_c: 'cams', kra_d: 'karvy', kra_e: 'kfin' },
@@ -36,7 +36,7 @@ export const VALUES = {
 
 export type ValueDomain = keyof typeof VALUES;
 
-/** How messages name each institution in the real dialect. */
+/** How messages name each institution in the real dialect (a broker's is its `display` in src/formats/brokers). */
 export const DISPLAY: Record<string, string> = {
   depository_a: 'CDSL', depository_b: 'NSDL', registrar_a: 'CAMS', registrar_b: 'KFintech',
   broker_a: 'Zerodha', broker_b: 'Groww', broker_c: 'Upstox', broker_d: 'ICICI Direct',

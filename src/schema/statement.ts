@@ -10,10 +10,13 @@
  * - Money is rounded to the paisa (2 decimals), units to the printed precision (3-4 decimals).
  */
 import { z } from 'zod';
+import { CAS_TYPES, DEMAT_TYPES } from '../formats/index.js';
 import { IsoDate, IsoDateTime } from './common.js';
 
-export const CasType = z.enum(['DEPOSITORY_A', 'DEPOSITORY_B', 'REGISTRAR_A_REGISTRAR_B']);
-export const DematType = z.enum(['DEPOSITORY_A', 'DEPOSITORY_B']);
+/** The registry's cas types (src/formats). */
+export const CasType = z.enum(CAS_TYPES);
+/** The registry's depositories' demat types (src/formats). */
+export const DematType = z.enum(DEMAT_TYPES);
 
 export const TransactionType = z.enum([
   'PURCHASE', 'PURCHASE_SIP', 'REDEMPTION', 'SWITCH_IN', 'SWITCH_IN_MERGER', 'SWITCH_OUT',

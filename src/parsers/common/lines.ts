@@ -10,6 +10,20 @@ export function squash(l: Line): string {
   return l.text.replace(/\s{2,}/g, ' ').trim();
 }
 
+/** The span a word overlaps most horizontally (the first of equals), or undefined when it overlaps none. */
+export function mostOverlapping<T extends { x0: number; x1: number }>(w: { x0: number; x1: number }, spans: readonly T[]): T | undefined {
+  let best: T | undefined;
+  let most = 0;
+  for (const s of spans) {
+    const overlap = Math.min(w.x1, s.x1) - Math.max(w.x0, s.x0);
+    if (overlap > most) {
+      most = overlap;
+      best = s;
+    }
+  }
+  return best;
+}
+
 /** Words joined by single spaces. */
 export function wordsText(words: readonly Word[]): string {
   return words.map((w) => w.text).join(' ');
@@ -177,15 +191,7 @@ export function matchStackedHeader(
     const spans = [...found.values()].sort((a, b) => a.x0 - b.x0);
     for (const w of others) {
       // Stacked over or under a label (horizontal overlap), or trailing it on its line.
-      let best: (Span & { line: number }) | undefined;
-      let bestOverlap = 0;
-      for (const s of spans) {
-        const overlap = Math.min(w.x1, s.x1) - Math.max(w.x0, s.x0);
-        if (overlap > bestOverlap) {
-          bestOverlap = overlap;
-          best = s;
-        }
-      }
+      let best = mostOverlapping(w, spans);
       if (!best) {
         // Beside a label on its line, within a space or two: a parenthesised word belongs to the
         // label before it (`Amount (INR)`), another word to the label after it (`Unit Balance`)

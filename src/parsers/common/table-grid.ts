@@ -13,6 +13,7 @@
  */
 import type { Line, Word } from '../../pdf/model.js';
 import { parseNumber } from '../../pdf/numbers.js';
+import { mostOverlapping } from './lines.js';
 
 export interface GridColumn {
   /** The label, words joined top to bottom, left to right. */
@@ -254,15 +255,7 @@ export function lineSize(l: Line): number {
 /** The column a text word belongs to: the last one starting at or before it. */
 export function textColumn(w: Word, cols: GridColumn[]): GridColumn | undefined {
   // Under a text column's label (a centred label over left-aligned text): that column.
-  let best: GridColumn | undefined;
-  let most = 0;
-  for (const c of cols) {
-    const ov = Math.min(w.x1, c.x1) - Math.max(w.x0, c.x0);
-    if (ov > most) {
-      most = ov;
-      best = c;
-    }
-  }
+  const best = mostOverlapping(w, cols);
   if (best && !best.numeric) return best;
   let out: GridColumn | undefined;
   for (const c of cols) if (c.x0 - 3 <= w.x0) out = c;

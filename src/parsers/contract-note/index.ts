@@ -2,33 +2,24 @@
  * Broker contract notes -> Contract note response. Pure.
  * Small section readers (note header, trade table, obligation and derivatives summaries,
  * charges) over shared helpers; each reads by content, with geometry only to tell columns apart.
- * A broker's layout module only declares its labels; brokers without one go through the
- * generic vocabulary. Charges are reported as positive amounts; the pay-in/pay-out obligation
+ * A broker's registry file (src/formats/brokers) only declares its labels; brokers without one
+ * go through the generic vocabulary. Charges are reported as positive amounts; the pay-in/pay-out obligation
  * and the net amount keep their sign (negative: payable by client).
  */
 import { DocumentError } from '../../errors.js';
+import { brokerById, brokerIn } from '../../formats/index.js';
 import { allLines, type PdfDocument } from '../../pdf/model.js';
 import { isNumber, round } from '../../pdf/numbers.js';
 import type { BrokerType, ContractNote, ParseWarning } from '../../schema/index.js';
 import type { ParseResult } from '../common.js';
 import { readChargeColumns, readCharges, segmentHeader } from './charges.js';
 import { readNoteHeader } from './header.js';
-import { brokerA } from './layouts/broker-a.js';
-import { brokerB } from './layouts/broker-b.js';
-import { brokerC } from './layouts/broker-c.js';
-import { brokerD } from './layouts/broker-d.js';
-import type { BrokerLayout } from './layouts/types.js';
 import { derivRow, equityRow, summaryHeaderAt } from './summaries.js';
 import { assemble, headerLike, TradeTableReader, tradeHeaderAt, type TableEvent, type Trade } from './trades.js';
 
-export const LAYOUTS: Record<Exclude<BrokerType, 'unknown'>, BrokerLayout> = { broker_a: brokerA, broker_b: brokerB, broker_c: brokerC, broker_d: brokerD };
-
-const BROKER_MARKERS: [Exclude<BrokerType, 'unknown'>, RegExp][] = [
-  ['broker_a', /Zerodha/i], ['broker_b', /Groww|Nextbillion Technology/i], ['broker_c', /Upstox|RKSV Securities/i], ['broker_d', /ICICI\s+Securities|ICICI\s*direct/i],
-];
-
+/** The broker a note names on its first lines (the registry's markers), or 'unknown'. */
 export function detectBroker(text: string): BrokerType {
-  return BROKER_MARKERS.find(([, re]) => re.test(text))?.[0] ?? 'unknown';
+  return brokerIn(text)?.id ?? 'unknown';
 }
 
 const SUBTOTAL = /\b(sub\s*-?\s*total|total)\b/i;
@@ -43,7 +34,7 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
     throw new DocumentError('TypeMismatch', `--broker ${opts.broker} was given, but this contract note is from ${detected}; refusing to read it with the wrong layout`);
   }
   const brokerType: BrokerType = opts.broker ?? detected;
-  const layout = brokerType === 'unknown' ? undefined : LAYOUTS[brokerType];
+  const layout = brokerType === 'unknown' ? undefined : brokerById(brokerType).labels;
   // A broker named with --broker must show its own header; a detected one may use any wording.
   const tableLayout = opts.broker && opts.broker !== 'unknown' ? layout : undefined;
 

@@ -9,13 +9,13 @@
  * held with the AMC, NPS and insurance.
  */
 import { DocumentError } from '../../errors.js';
-import type { PdfDocument } from '../../pdf/model.js';
+import type { Line, PdfDocument } from '../../pdf/model.js';
 import { parseNumber } from '../../pdf/numbers.js';
 import type { DematAccount, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
-import { emptyStatement, type ParseResult } from '../common.js';
+import { emptyStatement, noPeriod, type ParseResult } from '../common.js';
 import { bodyLines, findPeriod, PAN, readInvestor, squash, text } from '../depository/read.js';
-import { folioSchemeOf, holdingOf, lastAmount, npsFundOf, policyOf, Table, transactionOf } from '../depository/sections.js';
-import { emptyHoldings, findHolding, finishStatement, headingKind, schemeFromFolioRow, type HoldingKind } from '../depository/shared.js';
+import { addNps, dematAccount, folioOf, folioSchemeOf, holdingOf, lastAmount, npsFundOf, npsSection, openSection, policyOf, Table, tableLine, transactionOf, type Heading } from '../depository/sections.js';
+import { findHolding, finishStatement, headingKind, schemeFromFolioRow, type HoldingKind } from '../depository/shared.js';
 
 type Section = 'none' | 'summary' | 'account' | 'txns' | 'holdings' | 'mfmeta' | 'mftable' | 'nps' | 'insurance';
 interface Meta { amc: string; name: string; folio: string; isin: string; ucc: string; rta: string | null }
@@ -40,15 +40,29 @@ function byIsinKind(isin: string): HoldingKind {
   return 'equities';
 }
 
+/** An account's holders and BO details. */
+function accountDetail(acc: DematAccount, t: string): void {
+  let m: RegExpExecArray | null;
+  if ((m = /^(?:FIRST|SECOND|THIRD|SOLE) HOLDER\s*:\s*(.+?)\s+PAN\s*:\s*(\S+)/i.exec(t)) && PAN.test(m[2])) acc.linked_holders.push({ name: m[1].trim(), pan: m[2] });
+  else if (/^BO STATUS\s*:/i.test(t)) {
+    acc.additional_info.bo_status = kv(t, 'BO STATUS');
+    acc.additional_info.bo_sub_status = kv(t, 'BO SUB STATUS');
+  } else if (/^BO TYPE\s*:/i.test(t)) {
+    acc.additional_info.bo_type = kv(t, 'BO TYPE');
+    acc.additional_info.bsda = kv(t, 'BSDA');
+    acc.additional_info.status = kv(t, 'ACCOUNT STATUS');
+  } else if ((m = /^NOMINEE\s*:\s*(.+)$/i.exec(t))) acc.additional_info.nominee = m[1].trim();
+  else if ((m = /^EMAIL ID\s*:\s*(\S+@\S+)/i.exec(t))) acc.additional_info.email = m[1].toLowerCase();
+}
+
 export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement> {
   const lines = bodyLines(doc, (t, l) => t === 'Central Depository Services (India) Limited' && l.page > 1 && l.y < 30);
   const warnings: ParseWarning[] = [];
-  const out = emptyStatement('DEPOSITORY_A');
   const declared = new Map<string, number>();
 
   const period = findPeriod(lines);
-  if (!period) throw new DocumentError('UnsupportedDocument', 'no statement period ("for the period from ... to ...") found on the first pages: this does not read as a depository_a statement');
-  out.meta.statement_period = period;
+  if (!period) throw noPeriod('"for the period from ... to ..."', 'depository_a statement');
+  const out = emptyStatement('DEPOSITORY_A', period);
 
   const idIdx = lines.findIndex((l) => /^CAS ID\s*:?\s*[A-Z0-9]+/i.test(text(l)));
   if (idIdx >= 0) {
@@ -94,13 +108,123 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   const endTables = (): void => tables.forEach((t) => t.end());
 
   function addScheme(amc: string, folioNo: string, rta: string | null, scheme: MutualFundFolio['schemes'][number]): void {
-    let folio = out.mutual_funds.find((f) => f.folio_number === folioNo && f.amc === amc);
-    if (!folio) {
-      folio = { folio_number: folioNo, amc, registrar: rta, value: 0, linked_holders: [], schemes: [], additional_info: { pan: null, pankyc: null, kyc: null } };
-      out.mutual_funds.push(folio);
-    }
-    folio.schemes.push(scheme);
+    folioOf(out, folioNo, amc, rta).schemes.push(scheme);
   }
+
+  /** Section headings, wherever they are (a demat account's line and folio details aside). */
+  const headings: Heading[] = [
+    [/^(Consolidated Portfolio( Valuation)?|Summary of Investments|YOUR CONSOLIDATED PORTFOLIO)$/i, () => (section = 'summary')],
+    [/^STATEMENT OF TRANSACTIONS\b/i, () => {
+      section = 'txns';
+      txnIsin = null;
+    }],
+    [/^HOLDING STATEMENT AS ON\b/i, () => {
+      section = 'holdings';
+      kind = null;
+    }],
+    [/^MUTUAL FUND UNITS HELD WITH MF\s*\/\s*RTA/i, () => {
+      section = 'mfmeta';
+      acc = undefined;
+    }],
+    [/^MUTUAL FUND UNITS HELD AS ON\b/i, () => {
+      section = 'mftable';
+      acc = undefined;
+    }],
+    [/^NPS HOLDINGS$/i, () => {
+      section = 'nps';
+      nps = addNps(out);
+    }],
+    [/^INSURANCE POLICIES$/i, () => {
+      section = 'insurance';
+      acc = undefined;
+    }],
+  ];
+
+  /** `Label : value` folio details, several on a line; older statements print the balances in the block too. */
+  function folioDetails(t: string): void {
+    const pairs: [string, string][] = [];
+    const parts = t.split(META_LABELS);
+    for (let k = 1; k + 1 < parts.length; k += 2) pairs.push([parts[k].toUpperCase().replace(/\s+/g, ' '), parts[k + 1].trim()]);
+    for (const [label, value] of pairs) {
+      if (label === 'AMC NAME') {
+        meta = { amc: value, name: '', folio: '', isin: '', ucc: '', rta: null };
+        metas.push(meta);
+      } else if (meta) {
+        if (label === 'SCHEME NAME') meta.name = value;
+        else if (label === 'FOLIO NO') meta.folio = value.replace(/\s+/g, '');
+        else if (label === 'UCC') meta.ucc = value;
+        else if (label === 'ISIN') meta.isin = /^(IN[A-Z0-9]{10})/.exec(value)?.[1] ?? value;
+        else if (label === 'RTA') meta.rta = value;
+      }
+    }
+    if (meta && /^Closing Bal/i.test(t)) {
+      const n = (re: RegExp): number | null => parseNumber(re.exec(t)?.[1]);
+      const units = n(/Closing Bal \(Units\)\s*:\s*([\d,.]+)/i) ?? 0;
+      const nav = n(/NAV \([^)]*\)\s*:\s*([\d,.]+)/i);
+      const cost = n(/Invested Value \([^)]*\)\s*:\s*([\d,.]+)/i);
+      const value = n(/Valuation \([^)]*\)\s*:\s*([\d,.]+)/i) ?? 0;
+      oldScheme = meta;
+      addScheme(oldScheme.amc, oldScheme.folio, oldScheme.rta, schemeFromFolioRow(oldScheme.isin, oldScheme.name, units, nav, value, cost, null, true));
+      metas.pop();
+      meta = undefined;
+    }
+  }
+
+  /** `ISIN : ...` opens an ISIN's transactions. */
+  function transactionsOf(t: string): boolean {
+    const isin = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\b/.exec(t);
+    if (!isin) return false;
+    txns.flush();
+    txnIsin = isin[1];
+    return true;
+  }
+
+  /** `Portfolio Value` closes an account's holding statement with its declared value. */
+  function portfolioValue(t: string, line: Line): boolean {
+    if (!acc || !/^Portfolio Value\b/i.test(t)) return false;
+    holdings.end();
+    const v = lastAmount(line.words.some((w) => /^as$/i.test(w.text)) ? { ...line, words: line.words.slice(0, line.words.findIndex((w) => /^as$/i.test(w.text))) } : line);
+    if (v !== null) declared.set(`${acc.dp_id}|${acc.client_id}`, v);
+    section = 'none';
+    return true;
+  }
+
+  /** A holding kind's heading inside the holding statement. */
+  function holdingKind(t: string, line: Line): boolean {
+    const k = line.words.length <= 8 ? headingKind(t) : null;
+    if (!k) return false;
+    holdings.flush();
+    kind = k;
+    return true;
+  }
+
+  /** Each section's reader of a body line: returns the index of the last line it read. */
+  const readers: Partial<Record<Section, (i: number, line: Line, t: string) => number>> = {
+    summary: (i, line, t) => {
+      if (/\b(CDSL|NSDL) Demat Account\b/i.test(t)) pendingValue = lastAmount(line);
+      const ids = /DP\s*Id\s*:?\s*([A-Z0-9]{8})\s+Client\s*Id\s*:?\s*(\d{8})/i.exec(t);
+      if (ids) {
+        const v = lastAmount(line) ?? pendingValue;
+        if (v !== null) declared.set(`${ids[1]}|${ids[2]}`, v);
+        pendingValue = null;
+      }
+      if (/^(Grand )?Total\b/i.test(t)) {
+        const v = lastAmount(line);
+        if (v !== null) declared.set('grand', v);
+      }
+      return i;
+    },
+    account: (i, _line, t) => {
+      if (acc) accountDetail(acc, t);
+      return i;
+    },
+    txns: (i) => (acc ? tableLine(txns, lines, i, { pre: transactionsOf }) : i),
+    holdings: (i, line) => (acc ? tableLine(holdings, lines, i, { pre: (u) => portfolioValue(u, line), mid: (u) => holdingKind(u, line) }) : i),
+    mfmeta: (i) => tableLine(metaRows, lines, i, { rest: folioDetails }),
+    mftable: (i) => tableLine(folioTable, lines, i),
+    nps: (i) => npsSection(nps, npsTable, lines, i),
+    insurance: (i) => tableLine(policies, lines, i),
+  };
 
   const start = idIdx >= 0 ? idIdx + 1 : 0;
   for (let i = start; i < lines.length; i++) {
@@ -108,21 +232,14 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     const t = text(line);
     let m: RegExpExecArray | null;
 
-    // Section headings, wherever they are.
-    if (/^(Consolidated Portfolio( Valuation)?|Summary of Investments|YOUR CONSOLIDATED PORTFOLIO)$/i.test(t)) {
-      endTables();
-      section = 'summary';
-      continue;
-    }
     if ((m = ACCOUNT_LINE.exec(t))) {
       endTables();
       const bo = m[2];
       const dpId = bo ? bo.slice(0, 8) : m[3];
       const clientId = bo ? bo.slice(8) : m[4];
-      const nsdl = /^IN/i.test(dpId);
       acc = out.demat_accounts.find((a) => a.dp_id === dpId && a.client_id === clientId);
       if (!acc) {
-        acc = { demat_type: nsdl ? 'DEPOSITORY_B' : 'DEPOSITORY_A', dp_id: dpId, dp_name: undup(squash(m[1])), client_id: clientId, bo_id: nsdl ? null : `${dpId}${clientId}`, value: 0, linked_holders: [], holdings: emptyHoldings(), additional_info: {} };
+        acc = dematAccount(!/^IN/i.test(dpId), dpId, undup(squash(m[1])), clientId, [], {});
         out.demat_accounts.push(acc);
         pending.set(acc, []);
       }
@@ -130,196 +247,17 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
       kind = null;
       continue;
     }
-    if (/^STATEMENT OF TRANSACTIONS\b/i.test(t)) {
-      endTables();
-      section = 'txns';
-      txnIsin = null;
-      continue;
-    }
-    if (/^HOLDING STATEMENT AS ON\b/i.test(t)) {
-      endTables();
-      section = 'holdings';
-      kind = null;
-      continue;
-    }
-    if (/^MUTUAL FUND UNITS HELD WITH MF\s*\/\s*RTA/i.test(t)) {
-      endTables();
-      section = 'mfmeta';
-      acc = undefined;
-      continue;
-    }
+    if (openSection(t, headings, endTables)) continue;
     // Folio details (`AMC Name : ...` blocks) also sit on the account-details page of some templates.
     if (/^AMC Name\s*:/i.test(t) && section !== 'mfmeta') {
       endTables();
       section = 'mfmeta';
       acc = undefined;
     }
-    if (/^MUTUAL FUND UNITS HELD AS ON\b/i.test(t)) {
-      endTables();
-      section = 'mftable';
-      acc = undefined;
-      continue;
-    }
-    if (/^NPS HOLDINGS$/i.test(t)) {
-      endTables();
-      section = 'nps';
-      nps = { pran: '', cra: '', value: 0, funds: [], linked_holders: [], additional_info: {} };
-      out.nps.push(nps);
-      continue;
-    }
-    if (/^INSURANCE POLICIES$/i.test(t)) {
-      endTables();
-      section = 'insurance';
-      acc = undefined;
-      continue;
-    }
     // Group headings (also repeated as a page's running title): no new section by themselves.
     if (/^(DEMAT ACCOUNTS HELD WITH (CDSL|NSDL)|(CDSL|NSDL) DEMAT ACCOUNT)$/i.test(t)) continue;
 
-    switch (section) {
-      case 'summary': {
-        if (/\b(CDSL|NSDL) Demat Account\b/i.test(t)) pendingValue = lastAmount(line);
-        const ids = /DP\s*Id\s*:?\s*([A-Z0-9]{8})\s+Client\s*Id\s*:?\s*(\d{8})/i.exec(t);
-        if (ids) {
-          const v = lastAmount(line) ?? pendingValue;
-          if (v !== null) declared.set(`${ids[1]}|${ids[2]}`, v);
-          pendingValue = null;
-        }
-        if (/^(Grand )?Total\b/i.test(t)) {
-          const v = lastAmount(line);
-          if (v !== null) declared.set('grand', v);
-        }
-        break;
-      }
-      case 'account': {
-        if (!acc) break;
-        if ((m = /^(?:FIRST|SECOND|THIRD|SOLE) HOLDER\s*:\s*(.+?)\s+PAN\s*:\s*(\S+)/i.exec(t)) && PAN.test(m[2])) acc.linked_holders.push({ name: m[1].trim(), pan: m[2] });
-        else if (/^BO STATUS\s*:/i.test(t)) {
-          acc.additional_info.bo_status = kv(t, 'BO STATUS');
-          acc.additional_info.bo_sub_status = kv(t, 'BO SUB STATUS');
-        } else if (/^BO TYPE\s*:/i.test(t)) {
-          acc.additional_info.bo_type = kv(t, 'BO TYPE');
-          acc.additional_info.bsda = kv(t, 'BSDA');
-          acc.additional_info.status = kv(t, 'ACCOUNT STATUS');
-        } else if ((m = /^NOMINEE\s*:\s*(.+)$/i.exec(t))) acc.additional_info.nominee = m[1].trim();
-        else if ((m = /^EMAIL ID\s*:\s*(\S+@\S+)/i.exec(t))) acc.additional_info.email = m[1].toLowerCase();
-        break;
-      }
-      case 'txns': {
-        if (!acc) break;
-        if ((m = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\b/.exec(t))) {
-          txns.flush();
-          txnIsin = m[1];
-          break;
-        }
-        const next = txns.header(lines, i);
-        if (next !== null) {
-          i = next - 1;
-          break;
-        }
-        txns.feed(line);
-        break;
-      }
-      case 'holdings': {
-        if (!acc) break;
-        if (/^Portfolio Value\b/i.test(t)) {
-          holdings.end();
-          const v = lastAmount(line.words.some((w) => /^as$/i.test(w.text)) ? { ...line, words: line.words.slice(0, line.words.findIndex((w) => /^as$/i.test(w.text))) } : line);
-          if (v !== null) declared.set(`${acc.dp_id}|${acc.client_id}`, v);
-          section = 'none';
-          break;
-        }
-        const next = holdings.header(lines, i);
-        if (next !== null) {
-          i = next - 1;
-          break;
-        }
-        const k = line.words.length <= 8 ? headingKind(t) : null;
-        if (k) {
-          holdings.flush();
-          kind = k;
-          break;
-        }
-        holdings.feed(line);
-        break;
-      }
-      case 'mfmeta': {
-        const next = metaRows.header(lines, i);
-        if (next !== null) {
-          i = next - 1;
-          break;
-        }
-        if (metaRows.feed(line)) break;
-        // `Label : value` pairs, several on a line.
-        const pairs: [string, string][] = [];
-        const parts = t.split(META_LABELS);
-        for (let k = 1; k + 1 < parts.length; k += 2) pairs.push([parts[k].toUpperCase().replace(/\s+/g, ' '), parts[k + 1].trim()]);
-        for (const [label, value] of pairs) {
-          if (label === 'AMC NAME') {
-            meta = { amc: value, name: '', folio: '', isin: '', ucc: '', rta: null };
-            metas.push(meta);
-          } else if (meta) {
-            if (label === 'SCHEME NAME') meta.name = value;
-            else if (label === 'FOLIO NO') meta.folio = value.replace(/\s+/g, '');
-            else if (label === 'UCC') meta.ucc = value;
-            else if (label === 'ISIN') meta.isin = /^(IN[A-Z0-9]{10})/.exec(value)?.[1] ?? value;
-            else if (label === 'RTA') meta.rta = value;
-          }
-        }
-        // Older statements print the balances in the block too.
-        if (meta && /^Closing Bal/i.test(t)) {
-          const n = (re: RegExp): number | null => parseNumber(re.exec(t)?.[1]);
-          const units = n(/Closing Bal \(Units\)\s*:\s*([\d,.]+)/i) ?? 0;
-          const nav = n(/NAV \([^)]*\)\s*:\s*([\d,.]+)/i);
-          const cost = n(/Invested Value \([^)]*\)\s*:\s*([\d,.]+)/i);
-          const value = n(/Valuation \([^)]*\)\s*:\s*([\d,.]+)/i) ?? 0;
-          oldScheme = meta;
-          addScheme(oldScheme.amc, oldScheme.folio, oldScheme.rta, schemeFromFolioRow(oldScheme.isin, oldScheme.name, units, nav, value, cost, null, true));
-          metas.pop();
-          meta = undefined;
-        }
-        break;
-      }
-      case 'mftable': {
-        const next = folioTable.header(lines, i);
-        if (next !== null) {
-          i = next - 1;
-          break;
-        }
-        folioTable.feed(line);
-        break;
-      }
-      case 'nps': {
-        if (!nps) break;
-        if ((m = /^PRAN\s*:\s*(\d+)\s+CRA\s*:\s*(.+)$/i.exec(t))) {
-          nps.pran = m[1];
-          nps.cra = m[2].trim();
-          break;
-        }
-        if ((m = /^SUBSCRIBER\s*:\s*(.+?)\s+PAN\s*:\s*(\S+)/i.exec(t))) {
-          nps.linked_holders.push({ name: m[1].trim(), pan: m[2] });
-          break;
-        }
-        const next = npsTable.header(lines, i);
-        if (next !== null) {
-          i = next - 1;
-          break;
-        }
-        npsTable.feed(line);
-        break;
-      }
-      case 'insurance': {
-        const next = policies.header(lines, i);
-        if (next !== null) {
-          i = next - 1;
-          break;
-        }
-        policies.feed(line);
-        break;
-      }
-      default:
-        break;
-    }
+    i = readers[section]?.(i, line, t) ?? i;
   }
   endTables();
 

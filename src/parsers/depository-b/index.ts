@@ -10,30 +10,35 @@
  * insurance.
  */
 import { DocumentError } from '../../errors.js';
-import type { PdfDocument } from '../../pdf/model.js';
-import type { DematAccount, Holding, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning } from '../../schema/index.js';
-import { emptyStatement, type ParseResult } from '../common.js';
+import type { Line, PdfDocument } from '../../pdf/model.js';
+import type { DematAccount, Holding, LinkedHolder, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning } from '../../schema/index.js';
+import { emptyStatement, noPeriod, type ParseResult } from '../common.js';
 import { bodyLines, findPeriod, readInvestor, squash, text } from '../depository/read.js';
-import { folioSchemeOf, holdingOf, lastAmount, npsFundOf, policyOf, Table, transactionOf } from '../depository/sections.js';
-import { emptyHoldings, findHolding, finishStatement, headingKind, holdersFrom, type HoldingKind } from '../depository/shared.js';
+import { addNps, dematAccount, folioOf, folioSchemeOf, holdingOf, lastAmount, npsFundOf, npsSection, openSection, policyOf, Table, tableLine, transactionOf, type Heading } from '../depository/sections.js';
+import { findHolding, finishStatement, headingKind, holdersFrom, type HoldingKind } from '../depository/shared.js';
 
 type Section = 'none' | 'summary' | 'holdings' | 'txns' | 'folios' | 'nps' | 'insurance' | 'done';
 
 const IDS = /DP\s*ID\s*:?\s*([A-Z0-9]{8})\s+Client\s*ID\s*:?\s*(\d{8})/i;
 
+/** An account with its holders' PANs listed. */
+function rosterAccount(cdsl: boolean, dpId: string, dpName: string, clientId: string, holders: LinkedHolder[]): DematAccount {
+  return dematAccount(cdsl, dpId, dpName, clientId, holders, { linked_pans: holders.map((h) => h.pan).filter((p): p is string => Boolean(p)) });
+}
+
 export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement> {
   const lines = bodyLines(doc, (t, l) => /^NSDL ID:\s*\d+(\s+Page \d+( of \d+)?)?$/i.test(t) && (l.words[0]?.x0 ?? 0) > 150);
   const warnings: ParseWarning[] = [];
-  const out = emptyStatement('DEPOSITORY_B');
   const declared = new Map<string, number>();
 
   const idIdx = lines.findIndex((l) => /^NSDL ID\s*:?\s*\d+/i.test(text(l)) && (l.words[0]?.x0 ?? 0) < 150);
   if (idIdx < 0) throw new DocumentError('UnsupportedDocument', 'no "NSDL ID:" line opening an investor block was found on any page: this does not read as a depository_b statement');
+  const period = findPeriod(lines);
+  if (!period) throw noPeriod('"for the period from ... to ..." or "for the month of ..."', 'depository_b statement');
+  const out = emptyStatement('DEPOSITORY_B', period);
   out.investor.cas_id = /NSDL ID\s*:?\s*(\d+)/i.exec(text(lines[idIdx]))![1];
   const inv = readInvestor(lines, idIdx);
   Object.assign(out.investor, { name: inv.name, address: inv.address, pincode: inv.pincode, email: inv.email, mobile: inv.mobile });
-  const period = findPeriod(lines);
-  if (period) out.meta.statement_period = period;
 
   let section: Section = 'none';
   let acc: DematAccount | undefined;
@@ -57,13 +62,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
   });
   const folios = new Table('isin', (f) => {
     const folioNo = (f.text.folio ?? '').replace(/\s+/g, '');
-    if (!lastFolio || lastFolio.folio_number !== folioNo || lastFolio.amc !== amc) {
-      lastFolio = out.mutual_funds.find((x) => x.folio_number === folioNo && x.amc === amc);
-      if (!lastFolio) {
-        lastFolio = { folio_number: folioNo, amc, registrar: null, value: 0, linked_holders: [], schemes: [], additional_info: { pan: null, pankyc: null, kyc: null } };
-        out.mutual_funds.push(lastFolio);
-      }
-    }
+    if (!lastFolio || lastFolio.folio_number !== folioNo || lastFolio.amc !== amc) lastFolio = folioOf(out, folioNo, amc, null);
     lastFolio.schemes.push(folioSchemeOf(f));
   });
   const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)));
@@ -103,21 +102,62 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
     }
     acc = out.demat_accounts.find((a) => a.dp_id === dpId && a.client_id === clientId);
     if (!acc) {
-      const holders = holdersFrom(holderText.join(' '));
-      acc = {
-        demat_type: cdsl ? 'DEPOSITORY_A' : 'DEPOSITORY_B', dp_id: dpId, dp_name: dpName, client_id: clientId, bo_id: cdsl ? `${dpId}${clientId}` : null, value: 0,
-        linked_holders: holders, holdings: emptyHoldings(), additional_info: { linked_pans: holders.map((h) => h.pan).filter((p): p is string => Boolean(p)) },
-      };
+      acc = rosterAccount(cdsl, dpId, dpName, clientId, holdersFrom(holderText.join(' ')));
       out.demat_accounts.push(acc);
     }
     kind = null;
     return j;
   }
 
+  /** Section headings after the accounts' holdings. */
+  const headings: Heading[] = [
+    [/^Transactions for the period/i, () => {
+      section = 'txns';
+      txnHolding = undefined;
+    }],
+    [/^Mutual Fund Folios \(F\)$/i, () => {
+      section = 'folios';
+      acc = undefined;
+      amc = '';
+    }],
+    [/^National Pension System \(N\)$/i, () => {
+      section = 'nps';
+      acc = undefined;
+      nps = addNps(out);
+    }],
+    [/^Life Insurance Policies$/i, () => {
+      section = 'insurance';
+      acc = undefined;
+    }],
+  ];
+
+  /** `ISIN : ... -` opens the transactions of a holding of the account. */
+  function transactionsOf(t: string): boolean {
+    const isin = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\s*-/.exec(t);
+    if (!isin) return false;
+    txns.flush();
+    txnHolding = findHolding(acc, isin[1]);
+    if (!txnHolding) warnings.push({ code: 'OrphanTransactions', message: `transactions for ${isin[1]} but no such holding in account ${acc?.dp_id ?? '?'} ${acc?.client_id ?? ''}` });
+    return true;
+  }
+
+  /** Each table section's reader of a body line: returns the index of the last line it read. */
+  const readers: Partial<Record<Section, (i: number, line: Line) => number>> = {
+    holdings: (i) => tableLine(holdings, lines, i),
+    txns: (i) => tableLine(txns, lines, i, { pre: transactionsOf }),
+    // An AMC sub-heading on its own line.
+    folios: (i, line) => tableLine(folios, lines, i, {
+      rest: (t) => {
+        if (folios.grid && !line.words.some((w) => /\d/.test(w.text))) amc = t;
+      },
+    }),
+    nps: (i) => npsSection(nps, npsTable, lines, i, holdersFrom),
+    insurance: (i) => tableLine(policies, lines, i),
+  };
+
   for (let i = idIdx + 1; i < lines.length; i++) {
     const line = lines[i];
     const t = text(line);
-    let m: RegExpExecArray | null;
     if (/\*+\s*End of Statement\s*\*+/i.test(t)) break;
     if (/^Your Demat Account and Mutual Fund Folios/i.test(t)) {
       endTables();
@@ -167,114 +207,16 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       section = 'holdings';
       continue;
     }
-    if (/^Transactions for the period/i.test(t)) {
-      endTables();
-      section = 'txns';
-      txnHolding = undefined;
-      continue;
-    }
-    if (/^Mutual Fund Folios \(F\)$/i.test(t)) {
-      endTables();
-      section = 'folios';
-      acc = undefined;
-      amc = '';
-      continue;
-    }
-    if (/^National Pension System \(N\)$/i.test(t)) {
-      endTables();
-      section = 'nps';
-      acc = undefined;
-      nps = { pran: '', cra: '', value: 0, funds: [], linked_holders: [], additional_info: {} };
-      out.nps.push(nps);
-      continue;
-    }
-    if (/^Life Insurance Policies$/i.test(t)) {
-      endTables();
-      section = 'insurance';
-      acc = undefined;
-      continue;
-    }
+    if (openSection(t, headings, endTables)) continue;
     if (/^(NSDL|CDSL) Demat Account$/i.test(t) || /^DP Name\s*:/i.test(t)) continue;
 
-    switch (section) {
-      case 'holdings': {
-        const next = holdings.header(lines, i);
-        if (next !== null) {
-          i = next - 1;
-          break;
-        }
-        holdings.feed(line);
-        break;
-      }
-      case 'txns': {
-        if ((m = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\s*-/.exec(t))) {
-          txns.flush();
-          txnHolding = findHolding(acc, m[1]);
-          if (!txnHolding) warnings.push({ code: 'OrphanTransactions', message: `transactions for ${m[1]} but no such holding in account ${acc?.dp_id ?? '?'} ${acc?.client_id ?? ''}` });
-          break;
-        }
-        const next = txns.header(lines, i);
-        if (next !== null) {
-          i = next - 1;
-          break;
-        }
-        txns.feed(line);
-        break;
-      }
-      case 'folios': {
-        const next = folios.header(lines, i);
-        if (next !== null) {
-          i = next - 1;
-          break;
-        }
-        if (folios.feed(line)) break;
-        // An AMC sub-heading on its own line.
-        if (folios.grid && !line.words.some((w) => /\d/.test(w.text))) amc = t;
-        break;
-      }
-      case 'nps': {
-        if (!nps) break;
-        if ((m = /^PRAN\s*:\s*(\d+)\s+CRA\s*:\s*(.+)$/i.exec(t))) {
-          nps.pran = m[1];
-          nps.cra = m[2].trim();
-          break;
-        }
-        if (/^Subscriber/i.test(t)) {
-          const sub = /^SUBSCRIBER\s*:\s*(.+?)\s+PAN\s*:\s*(\S+)/i.exec(t);
-          if (sub) nps.linked_holders.push({ name: sub[1].trim(), pan: sub[2] });
-          else nps.linked_holders.push(...holdersFrom(t));
-          break;
-        }
-        const next = npsTable.header(lines, i);
-        if (next !== null) {
-          i = next - 1;
-          break;
-        }
-        npsTable.feed(line);
-        break;
-      }
-      case 'insurance': {
-        const next = policies.header(lines, i);
-        if (next !== null) {
-          i = next - 1;
-          break;
-        }
-        policies.feed(line);
-        break;
-      }
-      default:
-        break;
-    }
+    i = readers[section]?.(i, line) ?? i;
   }
   endTables();
   // Accounts the summary lists that have no holdings section (nothing held): kept, with no holdings.
   for (const r of roster) {
     if (out.demat_accounts.some((a) => a.dp_id === r.dpId && a.client_id === r.clientId)) continue;
-    const cdsl = r.type === 'CDSL';
-    out.demat_accounts.push({
-      demat_type: cdsl ? 'DEPOSITORY_A' : 'DEPOSITORY_B', dp_id: r.dpId, dp_name: r.dpName, client_id: r.clientId, bo_id: cdsl ? `${r.dpId}${r.clientId}` : null, value: 0,
-      linked_holders: r.holders, holdings: emptyHoldings(), additional_info: { linked_pans: r.holders.map((h) => h.pan).filter((p): p is string => Boolean(p)) },
-    });
+    out.demat_accounts.push(rosterAccount(r.type === 'CDSL', r.dpId, r.dpName, r.clientId, r.holders));
   }
   if (!out.demat_accounts.length && !out.mutual_funds.length) throw new DocumentError('UnsupportedDocument', `no demat account ("DP ID: ... Client ID: ...") or mutual fund folio found after the investor block (page ${lines[idIdx].page}) of this depository_b statement`);
   out.investor.pan = out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ?? null;

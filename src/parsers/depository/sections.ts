@@ -6,10 +6,10 @@
  */
 import type { Line } from '../../pdf/model.js';
 import { parseDate, parseNumber } from '../../pdf/numbers.js';
-import type { Holding, LifeInsurancePolicy, NpsAccount, Transaction } from '../../schema/index.js';
+import type { DematAccount, Holding, LifeInsurancePolicy, LinkedHolder, MutualFundFolio, NpsAccount, ParsedStatement, Transaction } from '../../schema/index.js';
 import { lineSize, readHeader, textColumn, type Grid } from '../common/table-grid.js';
 import { FULL_ISIN, isinWord, isTableHeading, num, recordFields, text, TOTAL_ROW, type RecFields } from './read.js';
-import { dematTransaction, schemeFromFolioRow } from './shared.js';
+import { dematTransaction, emptyHoldings, schemeFromFolioRow } from './shared.js';
 
 export type Key = 'isin' | 'date' | 'tier' | 'policy';
 
@@ -171,4 +171,79 @@ export function lastAmount(l: Line): number | null {
     if (/\d/.test(v) && !/^\d{9,}$/.test(v) && parseNumber(v) !== null) return parseNumber(v);
   }
   return null;
+}
+
+// ------------------------------------------------------------------ section dispatch
+
+/**
+ * One body line of a table section: `pre` may take it first (the section's own label lines), then
+ * a header sets the table's columns, then `mid` may take it (a heading inside the table), then the
+ * table is fed with it and `rest` gets what the table did not take. Returns the index of the last
+ * line read (a header may span several).
+ */
+export function tableLine(table: Table, lines: Line[], i: number, hooks: { pre?: (t: string) => boolean; mid?: (t: string) => boolean; rest?: (t: string) => void } = {}): number {
+  const t = text(lines[i]);
+  if (hooks.pre?.(t)) return i;
+  const next = table.header(lines, i);
+  if (next !== null) return next - 1;
+  if (hooks.mid?.(t)) return i;
+  if (!table.feed(lines[i])) hooks.rest?.(t);
+  return i;
+}
+
+/** A section heading and what opening its section does. */
+export type Heading = readonly [RegExp, () => void];
+
+/** The first heading the line is: the open tables are closed and its section opened (true). */
+export function openSection(t: string, headings: readonly Heading[], endTables: () => void): boolean {
+  const h = headings.find(([re]) => re.test(t));
+  if (!h) return false;
+  endTables();
+  h[1]();
+  return true;
+}
+
+/** A new NPS account, added to the statement. */
+export function addNps(out: ParsedStatement): NpsAccount {
+  const nps: NpsAccount = { pran: '', cra: '', value: 0, funds: [], linked_holders: [], additional_info: {} };
+  out.nps.push(nps);
+  return nps;
+}
+
+/**
+ * The NPS section's own lines: `PRAN : ... CRA : ...` and the subscriber (`SUBSCRIBER : name PAN :
+ * pan`); `holders` reads a subscriber line of another form (true: the line was taken).
+ */
+function npsLine(nps: NpsAccount, t: string, holders?: (t: string) => LinkedHolder[]): boolean {
+  let m: RegExpExecArray | null;
+  if ((m = /^PRAN\s*:\s*(\d+)\s+CRA\s*:\s*(.+)$/i.exec(t))) {
+    nps.pran = m[1];
+    nps.cra = m[2].trim();
+    return true;
+  }
+  if (holders && !/^Subscriber/i.test(t)) return false;
+  if ((m = /^SUBSCRIBER\s*:\s*(.+?)\s+PAN\s*:\s*(\S+)/i.exec(t))) nps.linked_holders.push({ name: m[1].trim(), pan: m[2] });
+  else if (holders) nps.linked_holders.push(...holders(t));
+  else return false;
+  return true;
+}
+
+/** A line of the NPS section (`nps`: its account, once its heading was read): the section's labels, then the fund table. */
+export function npsSection(nps: NpsAccount | undefined, table: Table, lines: Line[], i: number, holders?: (t: string) => LinkedHolder[]): number {
+  return nps ? tableLine(table, lines, i, { pre: (t) => npsLine(nps, t, holders) }) : i;
+}
+
+/** The folio of an AMC with this number, added to the statement when new. */
+export function folioOf(out: ParsedStatement, folioNo: string, amc: string, registrar: string | null): MutualFundFolio {
+  let folio = out.mutual_funds.find((f) => f.folio_number === folioNo && f.amc === amc);
+  if (!folio) {
+    folio = { folio_number: folioNo, amc, registrar, value: 0, linked_holders: [], schemes: [], additional_info: { pan: null, pankyc: null, kyc: null } };
+    out.mutual_funds.push(folio);
+  }
+  return folio;
+}
+
+/** A demat account (no holdings yet): depository_a's (CDSL) accounts have a BO id of DP id + client id. */
+export function dematAccount(cdsl: boolean, dpId: string, dpName: string, clientId: string, holders: LinkedHolder[], info: DematAccount['additional_info']): DematAccount {
+  return { demat_type: cdsl ? 'DEPOSITORY_A' : 'DEPOSITORY_B', dp_id: dpId, dp_name: dpName, client_id: clientId, bo_id: cdsl ? `${dpId}${clientId}` : null, value: 0, linked_holders: holders, holdings: emptyHoldings(), additional_info: info };
 }

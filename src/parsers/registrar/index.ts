@@ -12,7 +12,7 @@ import { allLines } from '../../pdf/model.js';
 import { exactSum, round } from '../../pdf/numbers.js';
 import { joinWrapped } from '../../pdf/table.js';
 import type { MutualFundFolio, ParsedStatement, ParseWarning, Scheme, Transaction } from '../../schema/index.js';
-import { classifyTransaction, dividendRate, emptyStatement, type ParseResult } from '../common.js';
+import { classifyTransaction, dividendRate, emptyStatement, noPeriod, type ParseResult } from '../common.js';
 import { readInvestorBlock } from '../common/investor.js';
 import { lineSize, squash, trailingNumbers } from '../common/lines.js';
 import { parseSummaryForm } from './summary.js';
@@ -108,10 +108,9 @@ export function parseRegistrar(doc: PdfDocument): ParseResult<ParsedStatement> {
   if (all.slice(0, 80).some((l) => /Consolidated\s+Account\s+Summary/i.test(l.text))) return parseSummaryForm(doc);
   const lines = all.filter((l) => !FURNITURE.test(squash(l)));
   const warnings: ParseWarning[] = [];
-  const out = emptyStatement('REGISTRAR_A_REGISTRAR_B');
-
   const period = readPeriod(lines);
-  if (period.to) out.meta.statement_period = { from: period.from, to: period.to };
+  if (!period.to) throw noPeriod('"<dd-Mon-yyyy> To <dd-Mon-yyyy>"', 'registrar statement');
+  const out = emptyStatement('REGISTRAR_A_REGISTRAR_B', { from: period.from, to: period.to });
   const inv = readInvestorBlock(lines, { start: period.index + 1, stop: INVESTOR_STOP });
   out.investor = { ...out.investor, name: inv.fields.name ?? '', email: inv.fields.email, address: inv.fields.address, pincode: inv.fields.pincode, mobile: inv.fields.mobile, pan: inv.fields.pan };
 
@@ -244,8 +243,9 @@ export function parseRegistrar(doc: PdfDocument): ParseResult<ParsedStatement> {
     }
   }
   closeScheme();
-  if (!folios.size) {
-    throw new DocumentError('UnsupportedDocument', `no folios found: this does not read as a registrar statement (expected "Folio No:" lines with schemes; ${lines.length} text lines on ${doc.pages.length} pages)`);
+  // Folios are kept only with their schemes: a folio line with none under it is not a statement.
+  if (![...folios.values()].some((f) => f.folio.schemes.length)) {
+    throw new DocumentError('UnsupportedDocument', `no ${folios.size ? 'schemes under the folios' : 'folios'} found: this does not read as a registrar statement (expected "Folio No:" lines with schemes; ${lines.length} text lines on ${doc.pages.length} pages)`);
   }
   if (missingIsin) warnings.push({ code: 'MissingIsin', message: `no ISIN printed for ${missingIsin} scheme${missingIsin > 1 ? 's' : ''} (an older statement layout): isin is null there` });
 

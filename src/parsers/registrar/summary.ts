@@ -12,7 +12,7 @@ import { allLines } from '../../pdf/model.js';
 import { joinWrapped } from '../../pdf/table.js';
 import { DATE_TOKEN, exactSum, isNumber, parseDate, parseNumber, round } from '../../pdf/numbers.js';
 import type { MutualFundFolio, ParsedStatement, ParseWarning, Scheme } from '../../schema/index.js';
-import { emptyStatement, schemeType, type ParseResult } from '../common.js';
+import { emptyStatement, noPeriod, schemeType, type ParseResult } from '../common.js';
 import { readInvestorBlock } from '../common/investor.js';
 import { lineSize, matchStackedHeader, mergeSplitRows, squash } from '../common/lines.js';
 import { INVESTOR_STOP, isAmcHeading, SCHEME_CODE } from './sections.js';
@@ -78,17 +78,19 @@ function readValues(words: readonly Word[], from: number, hasCost: boolean, row:
 
 export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement> {
   const warnings: ParseWarning[] = [];
-  const out = emptyStatement('REGISTRAR_A_REGISTRAR_B');
   const lines = mergeSplitRows(allLines(doc).filter((l) => !FURNITURE.test(squash(l))));
   let start = 0;
+  let asOn: string | null = null;
   for (let i = 0; i < Math.min(lines.length, 40); i++) {
     const m = /As\s+On\s+(\d{1,2}-[A-Za-z]{3}-\d{4})/i.exec(squash(lines[i]));
     if (m) {
-      out.meta.statement_period = { from: null, to: parseDate(m[1]) ?? '1970-01-01' };
+      asOn = parseDate(m[1]);
       start = i + 1;
       break;
     }
   }
+  if (!asOn) throw noPeriod('"As On <dd-Mon-yyyy>"', 'registrar summary');
+  const out = emptyStatement('REGISTRAR_A_REGISTRAR_B', { from: null, to: asOn });
   const inv = readInvestorBlock(lines, { start, stop: INVESTOR_STOP });
   out.investor = { ...out.investor, name: inv.fields.name ?? '', email: inv.fields.email, address: inv.fields.address, pincode: inv.fields.pincode, mobile: inv.fields.mobile, pan: inv.fields.pan };
 

@@ -1,8 +1,9 @@
 /**
- * Contract-note layout families: one per broker layout (broker_a..broker_d) and the generic
+ * Contract-note layout families: one per registry broker (src/formats/brokers) and the generic
  * one (a broker without a layout module). Each seed draws a LayoutStyle and seeded data; the
  * note is drawn by pdfkit or printed from HTML by Chromium; the expected JSON comes from the data.
  */
+import { BROKERS } from '../../../src/formats/index.js';
 import type { BrokerType } from '../../../src/schema/index.js';
 import { toContractExpected } from '../../fixtures/contract-data.js';
 import { plan, renderPlanHtml, renderPlanPdf, seededNote } from '../../fixtures/contract-layout.js';
@@ -29,7 +30,5 @@ function make(id: string, broker: BrokerType): LayoutFamily {
   };
 }
 
-export const families: LayoutFamily[] = [
-  make('contract-note-broker-a', 'broker_a'), make('contract-note-broker-b', 'broker_b'), make('contract-note-broker-c', 'broker_c'), make('contract-note-broker-d', 'broker_d'),
-  make('contract-note-generic', 'unknown'),
-];
+/** One family per registry broker (its `family` id), and the generic one. */
+export const families: LayoutFamily[] = [...BROKERS.map((b) => make(b.family, b.id)), make('contract-note-generic', 'unknown')];
