@@ -17,9 +17,8 @@
  * by broker id, so the build asks for it) and `npm run fixtures` (writes
  * fixtures/contract_note/<id>.pdf and fixtures/expected/<sample>.json); its layout family follows
  * from `family`. Detection, the contract-note parser, `--broker`, completions, the schema enum and
- * the contract-note endpoint's `broker_type` pick it up from here. One exception: the real-dialect
- * tables in src/schema/names.ts import nothing (they sit on the parse path), so its `realValue` and
- * `display` are written there too, and test/registry.test.ts fails until they agree.
+ * the contract-note endpoint's `broker_type` and the real-dialect tables (src/schema/names.ts: its
+ * `realValue` and `display`) pick it up from here.
  *
  * Adding a statement format: its id in `FORMAT_IDS`, its descriptor in `FORMATS`, then the
  * compiler asks for its parser (src/parsers/index.ts `PARSERS`) and detection rule

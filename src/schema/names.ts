@@ -6,8 +6,10 @@
  * the service answers a request that arrived on a real-name path (or any shared path on a server
  * started with `--names real`) in real names, and `cas parse --names real` prints them. Real names
  * are accepted on input everywhere. Everything that speaks real names reads this file (through
- * `dialect.ts`); nothing else spells them. Pure data, no imports: it sits on the parse path.
+ * `dialect.ts`); nothing else spells them. Pure data; it imports only the registry (src/formats, pure data too): it sits on the parse path.
  */
+
+import { BROKERS, type BrokerId } from '../formats/index.js';
 
 export type Names = 'spec' | 'real';
 export const NAMES: readonly Names[] = ['spec', 'real'];
@@ -20,8 +22,8 @@ export const VALUES = {
   demat_type: { DEPOSITORY_A: 'CDSL', DEPOSITORY_B: 'NSDL' },
   /** Statement sources: mailbox/inbound `cas_type`, `cas_types`, `allowed_sources`, file-name prefixes. */
   source: { depository_a: 'cdsl', depository_b: 'nsdl', registrar_a: 'cams', registrar_b: 'kfintech' },
-  /** Contract-note `broker_info.broker_type` and the `broker_type` request field (each broker's `realValue` in src/formats/brokers; test/registry.test.ts checks they agree). */
-  broker: { broker_a: 'zerodha', broker_b: 'groww', broker_c: 'upstox', broker_d: 'icici', unknown: 'unknown' },
+  /** Contract-note `broker_info.broker_type` and the `broker_type` request field (each broker's `realValue` in src/formats/brokers). */
+  broker: { ...(Object.fromEntries(BROKERS.map((b) => [b.id, b.realValue])) as Record<BrokerId, string>), unknown: 'unknown' },
   /** KYC registration agencies: `active_kra` and the keys of `kras`. */
   kra: { kra_a: 'cvl', kra_b: 'ndml', kra_c: 'cams', kra_d: 'karvy', kra_e: 'kfin' },
   /** `kyc_mode`. */
@@ -39,13 +41,15 @@ export type ValueDomain = keyof typeof VALUES;
 /** How messages name each institution in the real dialect (a broker's is its `display` in src/formats/brokers). */
 export const DISPLAY: Record<string, string> = {
   depository_a: 'CDSL', depository_b: 'NSDL', registrar_a: 'CAMS', registrar_b: 'KFintech',
-  broker_a: 'Zerodha', broker_b: 'Groww', broker_c: 'Upstox', broker_d: 'ICICI Direct',
+  ...Object.fromEntries(BROKERS.map((b) => [b.id, b.display])),
   kra_a: 'CVL KRA', kra_b: 'NDML KRA', kra_c: 'CAMS KRA', kra_d: 'Karvy KRA', kra_e: 'KFin KRA',
 };
 
+const INSTITUTION = new RegExp(`\\b(${Object.keys(DISPLAY).join('|')})\\b`, 'g');
+
 /** A human-readable message with the neutral institution names replaced by the real ones. */
 export function realText(text: string): string {
-  return text.replace(/\b(depository_[ab]|registrar_[ab]|broker_[a-d]|kra_[a-e])\b/g, (m) => DISPLAY[m] ?? m);
+  return text.replace(INSTITUTION, (m) => DISPLAY[m] ?? m);
 }
 
 /** Field names: neutral key -> real key (each applies only where `dialect.ts` says). */
