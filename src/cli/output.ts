@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type TableType from 'cli-table3';
 import chalk from 'chalk';
+import type { Result } from './command.js';
+import type { Context } from './context.js';
 
 export function toJson(data: unknown, pretty: boolean): string {
   return pretty ? `${JSON.stringify(data, null, 2)}\n` : `${JSON.stringify(data)}\n`;
@@ -74,4 +76,18 @@ export async function emit(data: string, output?: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     process.stdout.write(data, (err) => (err ? reject(err) : resolve()));
   });
+}
+
+/**
+ * The one renderer of command results: text as it is, JSON lines, or the data as JSON (pretty on a
+ * terminal) or as the command's table; to `--output` atomically or to stdout; then the notes.
+ */
+export async function renderResult(ctx: Context, r: Result): Promise<void> {
+  let text = r.text;
+  if (text === undefined && r.lines) text = r.lines.map((d) => toJson(d, false)).join('');
+  if (text === undefined && r.data !== undefined) text = (r.format ?? ctx.format) === 'table' && r.table ? r.table() : toJson(r.data, r.pretty ?? ctx.stdoutTty);
+  for (const f of r.files ?? []) await writeFileAtomic(f.path, f.text);
+  if (text !== undefined) await emit(text, ctx.opts.output);
+  for (const n of r.notes ?? []) ctx.log(n);
+  if (r.summary) process.stderr.write(`${r.summary}\n`);
 }

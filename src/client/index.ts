@@ -3,9 +3,22 @@
  * connection errors only; validates every response body with zod; maps HTTP errors to typed
  * errors (401/402/403 -> exit 4; unreachable or 500 after retries -> exit 5).
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AuthError, CasError, ServiceError, UsageError } from '../errors.js';
 import * as S from '../schema/index.js';
+
+/** Bodies the service answers that have no named schema in src/schema. */
+const Done = z.object({ status: z.literal('success'), msg: z.string() });
+const LockerSession = z.object({ status: z.literal('success'), session_id: z.string(), authorization_url: z.url(), expires_in: z.number() });
+const LockerResult = z.object({ status: z.literal('success'), session_id: z.string(), identity: S.VerifiedIdentity, consent: S.ConsentReceipt, documents: z.array(S.LockerDocument), records: z.object({ pan: S.PanCertificate.nullable(), national_id: S.NationalIdRecord.nullable(), driving_licence: S.DrivingLicence.nullable() }) });
+const InboundFilesPage = z.object({ status: z.literal('success'), files: z.array(S.EmailStatementFile.extend({ received_at: z.string() })), count: z.number(), cursor: z.string().nullable() });
+export type InboundFile = z.infer<typeof InboundFilesPage>['files'][number];
+const ImapConnected = z.object({ status: z.literal('success'), provider: z.string(), email: z.string(), inbox_token: z.string() });
+
+/** The query string of a GET, without the parameters left out. */
+function query(q: Record<string, string | undefined>): string {
+  return new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+}
 
 export interface ClientOptions {
   baseUrl: string;
@@ -122,5 +135,64 @@ export class CasClient {
   }
   verifyToken(token: string) {
     return this.call('/v1/token/verify', { access_token: token }, S.TokenVerifyResponse);
+  }
+
+  // Verification (SPEC.md "Regulator", "KYC", "Identity locker").
+  verifyRegulator(body: z.input<typeof S.RegulatorRequest>) {
+    return this.call('/v1/verify/regulator', body, S.RegulatorResponse);
+  }
+  kycStatus(pan: string) {
+    return this.call('/v1/kyc/pan/status', { pan_no: pan }, S.KycStatusResponse);
+  }
+  lockerSession(body: { consent: true; purpose: string; redirect_url: string; documents?: string[] }) {
+    return this.call('/v1/kyc/locker/session', body, LockerSession);
+  }
+  lockerResult(sessionId: string) {
+    return this.call(`/v1/kyc/locker/result/${encodeURIComponent(sessionId)}`, {}, LockerResult);
+  }
+
+  // Inbound email (forwarding addresses).
+  inboundCreate(body: { alias?: string; reference?: string; callback_url?: string; allowed_sources?: string[]; metadata?: Record<string, string> }) {
+    return this.call('/v4/inbound-email', body, S.InboundEmail.extend({ webhook_secret: z.string() }));
+  }
+  inboundList(q: { status: string; limit: string; offset: string }) {
+    return this.request('GET', `/v4/inbound-email?${query(q)}`, undefined, S.InboundEmailList);
+  }
+  inboundGet(id: string) {
+    return this.request('GET', `/v4/inbound-email/${encodeURIComponent(id)}`, undefined, S.InboundEmail);
+  }
+  inboundDelete(id: string) {
+    return this.request('DELETE', `/v4/inbound-email/${encodeURIComponent(id)}`, undefined, Done);
+  }
+  inboundSetState(id: string, action: 'pause' | 'resume') {
+    return this.call(`/v4/inbound-email/${encodeURIComponent(id)}/${action}`, {}, S.InboundEmail);
+  }
+  /** The received files of an address: one page with `limit`, else every page. */
+  async inboundFiles(id: string, q: { since?: string; limit?: string }): Promise<InboundFile[]> {
+    const files: InboundFile[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.request('GET', `/v4/inbound-email/${encodeURIComponent(id)}/files?${query({ ...q, cursor })}`, undefined, InboundFilesPage);
+      files.push(...page.files);
+      cursor = q.limit ? undefined : (page.cursor ?? undefined);
+    } while (cursor);
+    return files;
+  }
+
+  // Connected mailbox (the inbox token goes in X-Inbox-Token).
+  inboxConnectImap(imap: { host: string; port: number; tls: boolean; user: string; password: string }) {
+    return this.call('/v4/inbox/connect', { provider: 'imap', imap }, ImapConnected);
+  }
+  inboxConnectGmail(redirectUri: string, state: string) {
+    return this.call('/v4/inbox/connect', { provider: 'gmail', redirect_uri: redirectUri, state }, S.InboxConnectResponse);
+  }
+  inboxStatus(token: string) {
+    return this.call('/v4/inbox/status', {}, S.InboxStatusResponse, { 'x-inbox-token': token });
+  }
+  inboxSearch(token: string, body: { start_date?: string; end_date?: string; cas_types?: string[] }) {
+    return this.call('/v4/inbox/cas', body, S.InboxSearchResponse, { 'x-inbox-token': token });
+  }
+  inboxDisconnect(token: string) {
+    return this.call('/v4/inbox/disconnect', {}, Done, { 'x-inbox-token': token });
   }
 }

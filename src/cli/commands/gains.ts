@@ -7,20 +7,11 @@ import path from 'node:path';
 import chalk from 'chalk';
 import { UsageError } from '../../errors.js';
 import type { ParsedStatement } from '../../schema/index.js';
+import type { CommandInput, Handler } from '../command.js';
 import { readSetting } from '../config.js';
-import type { Context } from '../context.js';
-import { emit, toJson, writeFileAtomic } from '../output.js';
+import type { gainsSpec } from '../definitions/gains.js';
 import { expandInputs, parseOne, type PasswordPlan } from '../parse-core.js';
 import { isStatement } from '../render-statement.js';
-
-interface GainsFlags {
-  fy?: string;
-  format?: 'json' | 'table' | 'csv';
-  schemeTypes?: string;
-  fmv?: string;
-  password?: string;
-  passwordFile?: string;
-}
 
 async function readUserFile(file: string, what: string): Promise<string> {
   try {
@@ -30,8 +21,7 @@ async function readUserFile(file: string, what: string): Promise<string> {
   }
 }
 
-export async function run(ctx: Context, args: unknown[], opts: Record<string, unknown>): Promise<number> {
-  const flags = opts as GainsFlags;
+export const run: Handler<CommandInput<typeof gainsSpec>> = async (ctx, flags) => {
   const { computeGains, gainsCsv112A, gainsCsvOther, gainsTables, normaliseFy, parseFmvFile, parseSchemeTypes } = await import('../../gains/index.js');
   if (flags.fy && !normaliseFy(flags.fy)) throw new UsageError(`--fy '${flags.fy}': give a financial year like 2025-26`);
   let schemeTypes: Map<string, 'equity' | 'debt' | 'other' | 'unknown'> | undefined;
@@ -44,7 +34,7 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
     throw new UsageError((err as Error).message);
   }
 
-  const files = await expandInputs(args[0] as string[]);
+  const files = await expandInputs(flags.files);
   if (!files.length) throw new UsageError('no PDF files found in the given folder');
   if (files.includes('-')) throw new UsageError('cas gains reads files, not stdin');
   // The password rules of `cas parse`: --password-file, --password, CAS_PDF_PASSWORD, then the configured PAN.
@@ -70,7 +60,7 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
     if (!isStatement(o.result.data)) throw new UsageError(`${f}: not a statement`);
     statements.push(o.result.data);
   }
-  if (!statements.length) return exitCode || 1;
+  if (!statements.length) return { exitCode: exitCode || 1 };
   if (!statements.some((s) => s.mutual_funds.some((m) => m.schemes.some((sc) => sc.transactions.length)))) {
     ctx.warn('no scheme transactions in the statements: gains need a detailed registrar statement (with transactions), not a summary');
   }
@@ -79,19 +69,16 @@ export async function run(ctx: Context, args: unknown[], opts: Record<string, un
   const format = flags.format ?? (ctx.opts.json ? 'json' : ctx.format);
   // Tables end with the issues ("To check"); JSON carries them in `issues`, and stderr repeats them.
   if (format !== 'table') for (const i of report.issues) ctx.warn(`${i.scheme} [${i.folio}]: ${i.message}`);
+  const exit = failed ? exitCode : 0;
   if (format === 'csv') {
     if (report.years.length > 1) throw new UsageError(`the gains span ${report.years.length} financial years (${report.years.map((y) => y.fy).join(', ')}): choose one with --fy for the Schedule 112A CSV`);
     const a = gainsCsv112A(report);
     const b = gainsCsvOther(report);
-    if (ctx.opts.output) {
-      const out = ctx.opts.output;
-      const ext = path.extname(out);
-      const other = `${out.slice(0, out.length - ext.length)}-other${ext || '.csv'}`;
-      await writeFileAtomic(out, a);
-      await writeFileAtomic(other, b);
-      ctx.log(`wrote ${out} (Schedule 112A: equity long-term rows) and ${other} (the other rows)`);
-    } else await emit(`${a}\n${b}`, undefined);
-  } else if (format === 'table') await emit(gainsTables(report), ctx.opts.output);
-  else await emit(toJson(report, ctx.stdoutTty || !ctx.opts.output), ctx.opts.output);
-  return failed ? exitCode : 0;
-}
+    const out = ctx.opts.output;
+    if (!out) return { text: `${a}\n${b}`, exitCode: exit };
+    const ext = path.extname(out);
+    const other = `${out.slice(0, out.length - ext.length)}-other${ext || '.csv'}`;
+    return { text: a, files: [{ path: other, text: b }], notes: [`wrote ${out} (Schedule 112A: equity long-term rows) and ${other} (the other rows)`], exitCode: exit };
+  }
+  return { data: report, table: () => gainsTables(report), format, pretty: ctx.stdoutTty || !ctx.opts.output, exitCode: exit };
+};

@@ -3,33 +3,24 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import chalk from 'chalk';
 import { UsageError } from '../../errors.js';
-import { resolveType, TYPE_ALIASES, type ParseOptions, type StatementKind } from '../../parsers/index.js';
-import type { BrokerType, ContractNote, ParsedStatement } from '../../schema/index.js';
+import type { ParseOptions } from '../../parsers/index.js';
+import type { ContractNote, ParsedStatement } from '../../schema/index.js';
+import type { CommandInput, Handler, Result } from '../command.js';
 import { readSetting } from '../config.js';
 import type { Context } from '../context.js';
 import { readStdin } from '../io.js';
-import { emit, toJson, writeFileAtomic } from '../output.js';
+import { toJson, writeFileAtomic } from '../output.js';
 import { readSource } from '../../pdf/open.js';
 import { defaultJobs, expandInputs, openWithPasswords, parseMany, parseOne, type FileOutcome, type PasswordPlan } from '../parse-core.js';
-import { neutralValue } from '../../schema/names.js';
 import { contractNoteTables, isStatement, statementCsv, statementTables } from '../render-statement.js';
+import type { parseSpec, smartSpec } from '../definitions/parse.js';
+import { BROKER_IDS } from '../../formats/index.js';
 
-export const KNOWN_BROKERS: readonly BrokerType[] = ['broker_a', 'broker_b', 'broker_c', 'broker_d'];
+/** The brokers `--broker` names (kept for test/schema.test.ts; the registry's BROKER_IDS). */
+export const KNOWN_BROKERS = BROKER_IDS;
 
-export interface ParseFlags {
-  type?: string;
-  broker?: string;
-  password?: string;
-  passwordFile?: string;
-  csv?: 'holdings' | 'transactions';
-  transactions?: boolean;
-  jobs?: string;
-  detectOnly?: boolean;
-  outDir?: string;
-  debugLayout?: boolean;
-  redact?: boolean;
-  names?: 'spec' | 'real';
-}
+/** The input of `cas parse` and `cas smart` (`--type` and `--broker` come resolved through the format registry). */
+export type ParseFlags = CommandInput<typeof parseSpec> & Partial<CommandInput<typeof smartSpec>>;
 
 async function passwordPlan(ctx: Context, flags: ParseFlags, stdinUsedForPdf: boolean): Promise<PasswordPlan> {
   let explicit: string | undefined;
@@ -49,21 +40,12 @@ async function passwordPlan(ctx: Context, flags: ParseFlags, stdinUsedForPdf: bo
 }
 
 function parseOpts(flags: ParseFlags): ParseOptions {
-  let type: StatementKind | undefined;
-  if (flags.type) {
-    type = resolveType(flags.type);
-    if (!type) throw new UsageError(`unknown --type '${flags.type}'; use one of: ${Object.keys(TYPE_ALIASES).join(', ')}`);
-  }
-  let broker: ParseOptions['broker'];
+  let type = flags.type;
   if (flags.broker) {
-    // A plain list (the schema's BrokerType without 'unknown'): validating one flag is not worth loading zod.
-    const b = neutralValue('broker', flags.broker) ?? flags.broker.toLowerCase();
-    if (!KNOWN_BROKERS.includes(b as BrokerType)) throw new UsageError(`unknown --broker '${flags.broker}'; use broker_a, broker_b, broker_c or broker_d (or zerodha, groww, upstox, icici)`);
-    broker = b as ParseOptions['broker'];
     if (!type) type = 'contract_note';
     if (type !== 'contract_note') throw new UsageError('--broker applies only to contract notes (--type contract_note)');
   }
-  return { type, broker };
+  return { type, broker: flags.broker };
 }
 
 const isPasswordError = (o: FileOutcome): boolean => !o.ok && (o.error?.code === 'PasswordRequired' || o.error?.code === 'IncorrectPassword');
@@ -82,7 +64,8 @@ async function promptForPassword(ctx: Context, o: FileOutcome, plan: PasswordPla
   return current;
 }
 
-export async function runParse(ctx: Context, inputs: string[], flags: ParseFlags, mode: 'parse' | 'smart'): Promise<number> {
+export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 'smart'): Promise<Result> {
+  const inputs = flags.files;
   const opts = { ...parseOpts(flags), detectOnly: Boolean(flags.detectOnly) };
   if (flags.csv && flags.detectOnly) throw new UsageError('--csv and --detect-only cannot be combined');
   if (flags.outDir && (flags.csv || ctx.opts.output)) throw new UsageError('--out-dir writes one JSON file per input: it cannot be combined with --csv or --output');
@@ -92,7 +75,7 @@ export async function runParse(ctx: Context, inputs: string[], flags: ParseFlags
   const stdinBytes = files.includes('-') ? new Uint8Array(await readStdin()) : undefined;
   const plan = await passwordPlan(ctx, flags, Boolean(stdinBytes));
   if (flags.redact && !flags.debugLayout) throw new UsageError('--redact applies to --debug-layout');
-  if (flags.debugLayout) return debugLayout(ctx, files, plan, Boolean(flags.redact), stdinBytes);
+  if (flags.debugLayout) return { text: await debugLayout(ctx, files, plan, Boolean(flags.redact), stdinBytes) };
   const jobs = flags.jobs ? Number(flags.jobs) : defaultJobs();
   if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError('--jobs takes a whole number of 1 or more');
 
@@ -142,39 +125,37 @@ export async function runParse(ctx: Context, inputs: string[], flags: ParseFlags
     for (const w of o.result?.warnings ?? []) ctx.warn(`${label}: ${w.message}`);
   }
 
+  let result: Result = {};
   if (ok.length && flags.outDir) {
     await writeEach(flags.outDir, ok, Boolean(opts.detectOnly));
   } else if (ok.length) {
-    let text: string;
     if (opts.detectOnly) {
       const det = ok.map((o) => ({ file: o.file, ...o.detection }));
-      text = det.length === 1 ? toJson(det[0], true) : det.map((d) => toJson(d, false)).join('');
+      result = det.length === 1 ? { data: det[0], format: 'json', pretty: true } : { lines: det };
     } else if (flags.csv) {
       const statements = ok.filter((o) => o.result && isStatement(o.result.data)).map((o) => ({ file: o.file, data: o.result!.data as ParsedStatement }));
       if (!statements.length) throw new UsageError('--csv applies to statements; contract notes have no holdings or scheme transactions');
-      text = statementCsv(flags.csv, statements);
-    } else if (ctx.format === 'table' && !ctx.opts.json) {
-      text = ok.map((o) => {
+      result = { text: statementCsv(flags.csv, statements) };
+    } else {
+      const table = (): string => ok.map((o) => {
         const d = o.result!.data;
         return isStatement(d) ? statementTables(o.file, d, Boolean(flags.transactions)) : contractNoteTables(o.file, d as ContractNote);
       }).join('\n');
-    } else {
-      text = ok.length === 1 && outcomes.length === 1 ? toJson(ok[0].result!.data, true) : ok.map((o) => toJson(o.result!.data, false)).join('');
+      result = ok.length === 1 && outcomes.length === 1 ? { data: ok[0].result!.data, table, pretty: true } : { lines: ok.map((o) => o.result!.data), ...(ctx.format === 'table' ? { text: table() } : {}) };
     }
-    await emit(text, ctx.opts.output);
   }
 
   if (outcomes.length > 1 && (failed.length || !ctx.opts.quiet)) {
     const summary = `${ok.length} of ${outcomes.length} files parsed${failed.length ? `; failed: ${failed.map((f) => `${f.file} (${f.error?.code})`).join(', ')}` : ''}`;
-    process.stderr.write(`${failed.length ? chalk.red(summary) : summary}\n`);
+    result.summary = failed.length ? chalk.red(summary) : summary;
   }
-  if (!failed.length) return 0;
+  if (!failed.length) return result;
   const codes = new Set(failed.map((f) => f.error?.exitCode ?? 1));
-  return codes.size === 1 ? [...codes][0] : 1;
+  return { ...result, exitCode: codes.size === 1 ? [...codes][0] : 1 };
 }
 
 /** `--debug-layout`: the text lines with positions (JSON with --json or off a terminal as JSON lines, else text). */
-async function debugLayout(ctx: Context, files: string[], plan: PasswordPlan, redact: boolean, stdinBytes?: Uint8Array): Promise<number> {
+async function debugLayout(ctx: Context, files: string[], plan: PasswordPlan, redact: boolean, stdinBytes?: Uint8Array): Promise<string> {
   const { layoutDump, layoutText } = await import('../../pdf/debug.js');
   const parts: string[] = [];
   for (const f of files) {
@@ -182,8 +163,7 @@ async function debugLayout(ctx: Context, files: string[], plan: PasswordPlan, re
     const dump = layoutDump(await openWithPasswords(bytes, plan), f === '-' ? 'stdin' : f, redact);
     parts.push(ctx.opts.json ? toJson(dump, files.length === 1) : layoutText(dump));
   }
-  await emit(parts.join(''), ctx.opts.output);
-  return 0;
+  return parts.join('');
 }
 
 /** `--out-dir`: DIR/<input name>.json per parsed file, each written atomically; stdin is `stdin.json`. */
@@ -199,7 +179,4 @@ async function writeEach(dir: string, ok: FileOutcome[], detectOnly: boolean): P
   }
 }
 
-export async function run(ctx: Context, args: unknown[], opts: Record<string, unknown>): Promise<number> {
-  return runParse(ctx, args[0] as string[], opts as ParseFlags, 'parse');
-}
-
+export const run: Handler<CommandInput<typeof parseSpec>> = async (ctx, input) => runParse(ctx, input, 'parse');

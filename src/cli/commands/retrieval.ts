@@ -6,10 +6,14 @@ import path from 'node:path';
 import { promises as fs } from 'node:fs';
 import { CasError, UsageError } from '../../errors.js';
 import { clientFor } from '../client.js';
+import type { CommandInput, Handler, Result } from '../command.js';
 import type { Context } from '../context.js';
+import type { fetchSpec, mailbackSpec, verifyOtpSpec } from '../definitions/retrieval.js';
 import { readStdin } from '../io.js';
-import { emit, toJson, writeFileAtomic } from '../output.js';
+import { emit, writeFileAtomic } from '../output.js';
 import type { CasClient } from '../../client/index.js';
+
+type SaveFlags = { outDir?: string; parse?: boolean };
 
 const PAN = /^[A-Z]{5}\d{4}[A-Z]$/;
 
@@ -26,19 +30,16 @@ async function downloadAll(ctx: Context, client: CasClient, files: { filename: s
   return saved;
 }
 
-async function finish(ctx: Context, client: CasClient, result: { files: { filename: string; url: string }[] }, opts: Record<string, unknown>, pan: string | undefined): Promise<number> {
+async function finish(ctx: Context, client: CasClient, result: { files: { filename: string; url: string }[] }, opts: SaveFlags, pan: string | undefined): Promise<Result> {
   const outDir = path.resolve(String(opts.outDir ?? '.'));
   const saved = await downloadAll(ctx, client, result.files, outDir);
   ctx.log(`${saved.length} statement${saved.length === 1 ? '' : 's'} saved in ${outDir}`);
-  if (!opts.parse) {
-    await emit(toJson({ files: saved }, ctx.stdoutTty), ctx.opts.output);
-    return 0;
-  }
+  if (!opts.parse) return { data: { files: saved } };
   const { parseSaved } = await import('../parse-core.js');
-  return parseSaved(saved, { explicit: pan, candidates: [] }, (t) => emit(t, ctx.opts.output));
+  return { exitCode: await parseSaved(saved, { explicit: pan, candidates: [] }, (t) => emit(t, ctx.opts.output)) };
 }
 
-function check(opts: Record<string, unknown>): { pan: string; bo_id: string; dob: string } {
+function check(opts: CommandInput<typeof fetchSpec>): { pan: string; bo_id: string; dob: string } {
   const pan = String(opts.pan ?? '').trim().toUpperCase();
   const bo = String(opts.boId ?? '').trim();
   const dob = String(opts.dob ?? '').trim();
@@ -48,75 +49,72 @@ function check(opts: Record<string, unknown>): { pan: string; bo_id: string; dob
   return { pan, bo_id: bo, dob };
 }
 
-function periods(opts: Record<string, unknown>): number | undefined {
+function periods(opts: { periods?: string }): number | undefined {
   if (opts.periods === undefined) return undefined;
   const n = Number(opts.periods);
   if (!Number.isInteger(n) || n < 1 || n > 6) throw new UsageError('--periods takes 1 to 6');
   return n;
 }
 
-export async function run(ctx: Context, args: unknown[], opts: Record<string, unknown>): Promise<number> {
-  const cmd = String(opts.__command);
+export const fetchStatements: Handler<CommandInput<typeof fetchSpec>> = async (ctx, opts) => {
   const client = clientFor(ctx);
-  if (cmd === 'fetch') {
-    const body = check(opts);
-    const n = periods(opts);
-    const session = await client.fetchStart(body);
-    if (!ctx.interactive) {
-      await emit(toJson({ session_id: session.session_id, msg: session.msg, next: `cas verify-otp ${session.session_id} --otp <OTP>` }, ctx.stdoutTty), ctx.opts.output);
-      return 0;
-    }
-    ctx.log(session.msg);
-    const { input } = await import('@inquirer/prompts');
-    for (;;) {
-      const otp = await input({ message: 'OTP:', validate: (v) => (/^\d{4,8}$/.test(v.trim()) ? true : 'digits only (4 to 8)') }, { output: process.stderr });
-      try {
-        const result = await client.fetchVerify(session.session_id, otp.trim(), n);
-        return finish(ctx, client, result, opts, body.pan);
-      } catch (err) {
-        if (err instanceof CasError && /incorrect OTP; \d+ attempts? left/.test(err.message)) {
-          ctx.warn(err.message.replace(/ \(request .*\)$/, ''));
-          continue;
-        }
-        throw err;
+  const body = check(opts);
+  const n = periods(opts);
+  const session = await client.fetchStart(body);
+  if (!ctx.interactive) {
+    return { data: { session_id: session.session_id, msg: session.msg, next: `cas verify-otp ${session.session_id} --otp <OTP>` } };
+  }
+  ctx.log(session.msg);
+  const { input } = await import('@inquirer/prompts');
+  for (;;) {
+    const otp = await input({ message: 'OTP:', validate: (v) => (/^\d{4,8}$/.test(v.trim()) ? true : 'digits only (4 to 8)') }, { output: process.stderr });
+    try {
+      const result = await client.fetchVerify(session.session_id, otp.trim(), n);
+      return finish(ctx, client, result, opts, body.pan);
+    } catch (err) {
+      if (err instanceof CasError && /incorrect OTP; \d+ attempts? left/.test(err.message)) {
+        ctx.warn(err.message.replace(/ \(request .*\)$/, ''));
+        continue;
       }
+      throw err;
     }
   }
-  if (cmd === 'verify-otp') {
-    const sessionId = String(args[0]);
-    let otp = opts.otp as string | undefined;
-    if (!otp || otp === '-') otp = (await readStdin(1024)).toString('utf8').trim();
-    if (!/^\d{4,8}$/.test(otp ?? '')) throw new UsageError('the OTP is 4 to 8 digits (--otp 123456, or on stdin)');
-    const pan = opts.pan ? String(opts.pan).toUpperCase() : undefined;
-    const result = await client.fetchVerify(sessionId, otp, periods(opts));
-    return finish(ctx, client, result, opts, pan);
-  }
-  if (cmd === 'mailback') {
-    const email = String(opts.email ?? '');
-    const from = String(opts.from ?? '');
-    const to = String(opts.to ?? '');
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw new UsageError('--email must be an email address');
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || !/^\d{4}-\d{2}-\d{2}$/.test(to)) throw new UsageError('--from and --to must be YYYY-MM-DD');
-    if (from > to) throw new UsageError('--from must not be after --to');
-    if (to > new Date().toISOString().slice(0, 10)) throw new UsageError('--to cannot be in the future');
-    const pan = opts.pan ? String(opts.pan).toUpperCase() : undefined;
-    if (pan && !PAN.test(pan)) throw new UsageError('--pan must look like ABCDE1234F');
-    let password: string;
-    if (opts.passwordFile) password = (opts.passwordFile === '-' ? (await readStdin(4096)).toString('utf8') : await fs.readFile(String(opts.passwordFile), 'utf8')).replace(/\r?\n$/, '');
-    else if (!process.stdin.isTTY && ctx.opts.input !== false) password = (await readStdin(4096)).toString('utf8').replace(/\r?\n$/, '');
-    else if (ctx.interactive) {
-      const { password: ask } = await import('@inquirer/prompts');
-      password = await ask({ message: 'Password for the statement PDF:', mask: '*' }, { output: process.stderr });
-      const again = await ask({ message: 'Confirm the password:', mask: '*' }, { output: process.stderr });
-      if (again !== password) throw new UsageError('the two passwords differ');
-    } else throw new UsageError('give the statement password with --password-file FILE or on stdin');
-    const { registrarBPasswordProblem } = await import('../../schema/retrieval.js');
-    const problem = registrarBPasswordProblem(password);
-    if (problem) throw new UsageError(`${problem} (registrar_b's rule: 8+ characters with upper, lower, digit and special)`);
-    const r = await client.mailback({ email, from_date: from, to_date: to, password, ...(pan ? { pan_no: pan } : {}) });
-    await emit(toJson(r, ctx.stdoutTty), ctx.opts.output);
-    ctx.log('Expect an email from registrar_b with a password-protected PDF; open it with the password you chose, or parse it: cas parse FILE --password-file FILE');
-    return 0;
-  }
-  throw new UsageError(`unknown command ${cmd}`);
-}
+};
+
+export const verifyOtp: Handler<CommandInput<typeof verifyOtpSpec>> = async (ctx, opts) => {
+  const client = clientFor(ctx);
+  const sessionId = opts.sessionId;
+  let otp = opts.otp;
+  if (!otp || otp === '-') otp = (await readStdin(1024)).toString('utf8').trim();
+  if (!/^\d{4,8}$/.test(otp ?? '')) throw new UsageError('the OTP is 4 to 8 digits (--otp 123456, or on stdin)');
+  const pan = opts.pan?.toUpperCase();
+  const result = await client.fetchVerify(sessionId, otp, periods(opts));
+  return finish(ctx, client, result, opts, pan);
+};
+
+export const mailback: Handler<CommandInput<typeof mailbackSpec>> = async (ctx, opts) => {
+  const client = clientFor(ctx);
+  const email = opts.email ?? '';
+  const from = opts.from ?? '';
+  const to = opts.to ?? '';
+  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw new UsageError('--email must be an email address');
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || !/^\d{4}-\d{2}-\d{2}$/.test(to)) throw new UsageError('--from and --to must be YYYY-MM-DD');
+  if (from > to) throw new UsageError('--from must not be after --to');
+  if (to > new Date().toISOString().slice(0, 10)) throw new UsageError('--to cannot be in the future');
+  const pan = opts.pan?.toUpperCase();
+  if (pan && !PAN.test(pan)) throw new UsageError('--pan must look like ABCDE1234F');
+  let password: string;
+  if (opts.passwordFile) password = (opts.passwordFile === '-' ? (await readStdin(4096)).toString('utf8') : await fs.readFile(opts.passwordFile, 'utf8')).replace(/\r?\n$/, '');
+  else if (!process.stdin.isTTY && ctx.opts.input !== false) password = (await readStdin(4096)).toString('utf8').replace(/\r?\n$/, '');
+  else if (ctx.interactive) {
+    const { password: ask } = await import('@inquirer/prompts');
+    password = await ask({ message: 'Password for the statement PDF:', mask: '*' }, { output: process.stderr });
+    const again = await ask({ message: 'Confirm the password:', mask: '*' }, { output: process.stderr });
+    if (again !== password) throw new UsageError('the two passwords differ');
+  } else throw new UsageError('give the statement password with --password-file FILE or on stdin');
+  const { registrarBPasswordProblem } = await import('../../schema/retrieval.js');
+  const problem = registrarBPasswordProblem(password);
+  if (problem) throw new UsageError(`${problem} (registrar_b's rule: 8+ characters with upper, lower, digit and special)`);
+  const r = await client.mailback({ email, from_date: from, to_date: to, password, ...(pan ? { pan_no: pan } : {}) });
+  return { data: r, notes: ['Expect an email from registrar_b with a password-protected PDF; open it with the password you chose, or parse it: cas parse FILE --password-file FILE'] };
+};

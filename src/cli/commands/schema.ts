@@ -1,18 +1,23 @@
+/** `cas schema [name]`: JSON Schemas of the resources; `cas openapi`: the service's OpenAPI document. */
 import { SCHEMAS, jsonSchemaOf } from '../../schema/index.js';
 import { UsageError } from '../../errors.js';
-import type { Context } from '../context.js';
-import { emit, renderTable, toJson } from '../output.js';
+import type { CommandInput, Handler } from '../command.js';
+import type { openapiSpec, schemaSpec } from '../definitions/schema.js';
+import { renderTable } from '../output.js';
 
-export async function run(ctx: Context, args: unknown[]): Promise<number> {
-  const name = args[0] as string | undefined;
+export const run: Handler<CommandInput<typeof schemaSpec>> = async (_ctx, { name }) => {
   if (!name) {
     const names = Object.entries(SCHEMAS).map(([n, e]) => ({ name: n, description: e.description }));
-    if (ctx.format === 'table') await emit(renderTable({ head: ['name', 'description'], rows: names.map((n) => [n.name, n.description]) }), ctx.opts.output);
-    else await emit(toJson(names, ctx.stdoutTty), ctx.opts.output);
-    return 0;
+    return { data: names, table: () => renderTable({ head: ['name', 'description'], rows: names.map((n) => [n.name, n.description]) }) };
   }
   const schema = jsonSchemaOf(name);
   if (!schema) throw new UsageError(`unknown schema '${name}'; run 'cas schema' to list names`);
-  await emit(toJson(schema, true), ctx.opts.output);
-  return 0;
-}
+  return { data: schema, format: 'json', pretty: true };
+};
+
+/** The document the service serves at GET /openapi.json, built without starting it (the one CLI path besides `cas serve` that loads server code). */
+export const openapi: Handler<CommandInput<typeof openapiSpec>> = async (_ctx, { names }) => {
+  const { openapiDocument } = await import('../../server/openapi.js');
+  const doc = await openapiDocument(names ?? 'spec');
+  return { data: doc, format: 'json', pretty: true };
+};
