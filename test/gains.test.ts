@@ -3,7 +3,8 @@
  * written out next to the numbers it checks.
  */
 import { describe, expect, it } from 'vitest';
-import { addCalendarMonths, classifyScheme, computeGains, equityLtcgExemption, fyOf, gainsCsv112A, gainsCsvOther, normaliseFy, parseFmvFile, parseSchemeTypes, treatment } from '../src/gains/index.js';
+import { addCalendarMonths, classifyScheme, computeGains, equityLtcgExemption, fyOf, normaliseFy, parseFmvFile, parseSchemeTypes, treatment } from '../src/gains/index.js';
+import { gainsCsv112A, gainsCsvOther } from '../src/cli/render-gains.js';
 import { GainsReport, type GainRow, type ParsedStatement, type SchemeType, type TransactionType } from '../src/schema/index.js';
 
 type T = [date: string, type: TransactionType, amount: number | null, units: number | null, nav: number | null];

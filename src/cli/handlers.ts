@@ -31,7 +31,7 @@ export const HANDLERS: ReadonlyMap<CommandSpec, Loader> = new Map([
   bind(smartSpec, () => import('./commands/smart.js').then((m) => m.run)),
   bind(gainsSpec, () => import('./commands/gains.js').then((m) => m.run)),
   bind(schemaSpec, () => schema().then((m) => m.run)),
-  bind(openapiSpec, () => schema().then((m) => m.openapi)),
+  bind(openapiSpec, () => import('./commands/openapi.js').then((m) => m.openapi)),
   bind(configGetSpec, () => config().then((m) => m.get)),
   bind(configSetSpec, () => config().then((m) => m.set)),
   bind(configUnsetSpec, () => config().then((m) => m.unset)),

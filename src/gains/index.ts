@@ -10,7 +10,6 @@ import { equityLtcgExemption, fyOf, GRANDFATHER_BEFORE, treatment } from './rule
 
 export { classifyScheme, parseFmvFile, parseSchemeTypes } from './classify.js';
 export { fyOf, treatment, addCalendarMonths, equityLtcgExemption } from './rules.js';
-export { gainsTables, gainsCsv112A, gainsCsvOther, SCHEDULE_112A_COLUMNS } from './render.js';
 
 export interface GainsOptions {
   /** Keep one financial year, `2025-26`. */

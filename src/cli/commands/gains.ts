@@ -22,7 +22,8 @@ async function readUserFile(file: string, what: string): Promise<string> {
 }
 
 export const run: Handler<CommandInput<typeof gainsSpec>> = async (ctx, flags) => {
-  const { computeGains, gainsCsv112A, gainsCsvOther, gainsTables, normaliseFy, parseFmvFile, parseSchemeTypes } = await import('../../gains/index.js');
+  const { computeGains, normaliseFy, parseFmvFile, parseSchemeTypes } = await import('../../gains/index.js');
+  const { gainsCsv112A, gainsCsvOther, gainsTables } = await import('../render-gains.js');
   if (flags.fy && !normaliseFy(flags.fy)) throw new UsageError(`--fy '${flags.fy}': give a financial year like 2025-26`);
   let schemeTypes: Map<string, 'equity' | 'debt' | 'other' | 'unknown'> | undefined;
   let fmv: Map<string, number> | undefined;

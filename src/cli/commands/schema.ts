@@ -1,8 +1,8 @@
-/** `cas schema [name]`: JSON Schemas of the resources; `cas openapi`: the service's OpenAPI document. */
+/** `cas schema [name]`: JSON Schemas of the resources. */
 import { SCHEMAS, jsonSchemaOf } from '../../schema/index.js';
 import { UsageError } from '../../errors.js';
 import type { CommandInput, Handler } from '../command.js';
-import type { openapiSpec, schemaSpec } from '../definitions/schema.js';
+import type { schemaSpec } from '../definitions/schema.js';
 import { renderTable } from '../output.js';
 
 export const run: Handler<CommandInput<typeof schemaSpec>> = async (_ctx, { name }) => {
@@ -13,11 +13,4 @@ export const run: Handler<CommandInput<typeof schemaSpec>> = async (_ctx, { name
   const schema = jsonSchemaOf(name);
   if (!schema) throw new UsageError(`unknown schema '${name}'; run 'cas schema' to list names`);
   return { data: schema, format: 'json', pretty: true };
-};
-
-/** The document the service serves at GET /openapi.json, built without starting it (the one CLI path besides `cas serve` that loads server code). */
-export const openapi: Handler<CommandInput<typeof openapiSpec>> = async (_ctx, { names }) => {
-  const { openapiDocument } = await import('../../server/openapi.js');
-  const doc = await openapiDocument(names ?? 'spec');
-  return { data: doc, format: 'json', pretty: true };
 };

@@ -1,7 +1,7 @@
 /** Tables and CSVs of a gains report: Schedule 112A for equity LTCG rows, a second CSV for the rest. */
 import type { GainRow, GainsReport } from '../schema/index.js';
-import { GRANDFATHER_BEFORE, RATE_CHANGE_DATE } from './rules.js';
-import { renderTable, toCsv } from '../cli/output.js';
+import { GRANDFATHER_BEFORE, RATE_CHANGE_DATE } from '../gains/rules.js';
+import { renderTable, toCsv } from './output.js';
 
 const money = (v: number | null): string => (v === null ? '' : v.toFixed(2));
 
