@@ -1,40 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import http from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import { execa } from 'execa';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { InboundWebhookPayload } from '../src/schema/index.js';
 import { verifyWebhook } from '../src/shared/webhook-signature.js';
 import { cas, fixture, tmpDir } from './helpers.js';
-import { newKey, post, serve, type Served } from './server-helpers.js';
+import { newKey, post, receiver, serve, smtpPortOf, waitFor, type Served } from './server-helpers.js';
 
 const CAMS = readFileSync(fixture('registrar/cams-detailed.pdf'));
 const CDSL = readFileSync(fixture('depository_a/cdsl-cas.pdf'));
 const NSDL = readFileSync(fixture('depository_b/nsdl-cas.pdf'));
 const KFIN = readFileSync(fixture('registrar/kfintech-detailed.pdf'));
 const PLAIN = readFileSync(fixture('registrar/cams-detailed-plain.pdf'));
-
-interface Hook { headers: http.IncomingHttpHeaders; body: string }
-function receiver(): Promise<{ url: string; hooks: Hook[]; mode: { status: number }; close: () => Promise<void>; port: number }> {
-  const hooks: Hook[] = [];
-  const mode = { status: 200 };
-  const srv = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      hooks.push({ headers: req.headers, body });
-      res.writeHead(mode.status);
-      res.end();
-    });
-  });
-  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => {
-    const port = (srv.address() as AddressInfo).port;
-    resolve({ url: `http://127.0.0.1:${port}/hook`, hooks, mode, port, close: () => new Promise((r) => srv.close(() => r())) });
-  }));
-}
 
 async function raw(opts: Record<string, unknown>): Promise<Buffer> {
   return new MailComposer(opts as never).compile().build();
@@ -59,16 +38,6 @@ async function send(to: string, opts: Record<string, unknown>): Promise<{ ok: bo
 }
 
 const inline = (from: string, subject: string) => `Please see the statement below.\n\n---------- Forwarded message ---------\nFrom: Statement Desk <${from}>\nDate: Tue, 7 Apr 2026 at 10:15\nSubject: ${subject}\nTo: <aarav.investor@mail.example>\n\nDear Investor, your statement is attached.\n`;
-
-async function waitFor<T>(fn: () => T | undefined, ms = 10_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() - t0 > ms) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   hooks = await receiver();
@@ -292,6 +261,74 @@ describe('webhook retries survive a restart', () => {
       expect(after).toHaveLength(1);
       expect(after[0].headers['x-cas-delivery-id']).toBe([...failedIds][0]);
       expect(JSON.parse(after[0].body).files[0].cas_type).toBe('depository_a');
+    } finally {
+      await s.stop();
+      await hook.close();
+    }
+  });
+});
+
+describe('webhook deliveries: concurrent across endpoints, attempts recorded before the POST (18.15)', () => {
+  const env = { CAS_DNS_OFFLINE: '1', CAS_WEBHOOK_BACKOFF_MS: '300' };
+  const mailTo = async (s: Served, to: string): Promise<void> => {
+    const t = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPortOf(s), secure: false, ignoreTLS: true });
+    await t.sendMail({ from: 'aarav.investor@mail.example', to, subject: 'Fwd', text: inline('eCAS@cdslstatement.com', 'CAS'), attachments: [{ filename: 'c.pdf', content: CDSL }] });
+    t.close();
+  };
+
+  it('a slow endpoint does not hold back another customer', async () => {
+    const slow = await receiver();
+    const fast = await receiver();
+    slow.mode.delayMs = 4000;
+    const s = await serve(undefined, ['--smtp-port', '0', '--inbound-domain', 'in.cas.test'], env);
+    try {
+      const k = await newKey(s.dataDir, ['--credits', '1']);
+      await post(s.url, '/v4/inbound-email', { key: k, json: { alias: 'slow-one', callback_url: slow.url } });
+      await post(s.url, '/v4/inbound-email', { key: k, json: { alias: 'fast-one', callback_url: fast.url } });
+      await mailTo(s, 'slow-one@in.cas.test');
+      await waitFor(() => slow.hooks[0]);
+      await mailTo(s, 'fast-one@in.cas.test');
+      const f = await waitFor(() => fast.hooks[0]);
+      // Delivered while the slow endpoint was still holding its POST (it answers 4 s after receiving it).
+      expect(f.at - slow.hooks[0].at).toBeLessThan(3000);
+    } finally {
+      await s.stop();
+      await slow.close();
+      await fast.close();
+    }
+  });
+
+  it('an attempt killed mid-POST (SIGKILL) is on record and retried after the restart with the same delivery id', async () => {
+    const hook = await receiver();
+    hook.mode.hang = true;
+    const dataDir = tmpDir('cas-srv-');
+    let s = await serve(dataDir, ['--smtp-port', '0', '--inbound-domain', 'in.cas.test'], env);
+    try {
+      const k = await newKey(dataDir, ['--credits', '1']);
+      await post(s.url, '/v4/inbound-email', { key: k, json: { alias: 'killed', callback_url: hook.url } });
+      await mailTo(s, 'killed@in.cas.test');
+      const first = await waitFor(() => hook.hooks[0]);
+      const id = String(first.headers['x-cas-delivery-id']);
+      const Database = (await import('better-sqlite3')).default;
+      const read = <T>(sql: string): T => {
+        const db = new Database(path.join(dataDir, 'cas.db'), { readonly: true });
+        try {
+          return db.prepare(sql).all(id) as T;
+        } finally {
+          db.close();
+        }
+      };
+      // The POST is in flight: its attempt is already recorded, not completed.
+      expect(read('SELECT attempt, status_code, completed_at FROM webhook_attempts WHERE delivery_id = ?')).toEqual([{ attempt: 1, status_code: null, completed_at: null }]);
+      s.proc.kill('SIGKILL');
+      await s.proc;
+      hook.mode.hang = false;
+      s = await serve(dataDir, ['--smtp-port', '0', '--inbound-domain', 'in.cas.test'], env);
+      const again = await waitFor(() => hook.hooks[1]);
+      expect(again.headers['x-cas-delivery-id']).toBe(id);
+      await waitFor(() => (read<{ status: string }[]>('SELECT status FROM webhook_deliveries WHERE id = ?')[0].status === 'delivered' ? true : undefined));
+      const attempts = read<{ attempt: number; status_code: number | null; error: string | null }[]>('SELECT attempt, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY id');
+      expect(attempts).toEqual([{ attempt: 1, status_code: null, error: expect.stringMatching(/interrupted/) }, { attempt: 2, status_code: 200, error: null }]);
     } finally {
       await s.stop();
       await hook.close();

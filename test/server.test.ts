@@ -24,9 +24,12 @@ let srv: Served;
 let key: string;
 let fileServer: http.Server;
 let fileUrl: string;
+// The billing tests send 200 uploads at once on one key: the caps on uploads in flight (18.7, tested
+// in security.test.ts) are raised so that every one of them reaches billing.
+const WIDE = { CAS_MAX_UPLOADS: '256', CAS_MAX_UPLOADS_PER_KEY: '256' };
 
 beforeAll(async () => {
-  srv = await serve();
+  srv = await serve(undefined, [], WIDE);
   key = await newKey(srv.dataDir, ['--credits', '1000']);
   fileServer = http.createServer((req, res) => {
     if (req.url === '/cas.pdf') {
@@ -229,7 +232,7 @@ describe('billing under concurrency, and restarts', () => {
     await post(srv.url, '/v4/smart/parse', { key: k, json: { pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' } });
     const dataDir = srv.dataDir;
     expect(await srv.stop()).toBe(0);
-    srv = await serve(dataDir);
+    srv = await serve(dataDir, [], WIDE);
     const c = await post(srv.url, '/credits', { key: k });
     expect(c.body).toMatchObject({ remaining: 9, used: 1 });
     const v = await post(srv.url, '/v1/token/verify', { key: k, json: { access_token: t } });

@@ -1,8 +1,9 @@
 /**
  * Authentication and billing, one plugin (it applies to every route registered after it).
  *
- * - `onRequest`: the API key or access token is checked, and the per-key rate limit applied,
- *   before any body is read, so an unauthenticated upload costs nothing.
+ * - `onRequest`: the API key or access token is checked, the per-key rate limit applied and the
+ *   caps on uploads in flight (per key, per server) taken, before any body is read, so an
+ *   unauthenticated or surplus upload costs nothing.
  * - `preHandler` (after validation): the route's price is reserved atomically, so a request that
  *   fails validation never holds credits other requests need.
  * - `onSend`: the reservation is settled (refunded unless the outcome is billable), the credit
@@ -31,10 +32,33 @@ class RateLimiter {
   }
 }
 
+/** Uploads in flight, per server and per key. */
+class UploadGate {
+  private total = 0;
+  private perKey = new Map<string, number>();
+  constructor(private readonly max: number, private readonly maxPerKey: number) {}
+  /** Take a place, or say which cap refuses it. */
+  enter(who: string): 'key' | 'server' | null {
+    const mine = this.perKey.get(who) ?? 0;
+    if (mine >= this.maxPerKey) return 'key';
+    if (this.total >= this.max) return 'server';
+    this.total++;
+    this.perKey.set(who, mine + 1);
+    return null;
+  }
+  leave(who: string): void {
+    this.total--;
+    const mine = (this.perKey.get(who) ?? 1) - 1;
+    if (mine > 0) this.perKey.set(who, mine);
+    else this.perKey.delete(who);
+  }
+}
+
 const metaOf = (req: FastifyRequest): RouteMeta | undefined => req.routeOptions?.config?.meta;
 
 export function authBilling({ db, config }: App): FastifyPluginAsync {
   const limiter = new RateLimiter();
+  const uploads = new UploadGate(config.maxUploads, config.maxUploadsPerKey);
   /** Refund an unsettled reservation unless the outcome is billable; runs once per request. */
   const settle = (req: FastifyRequest, ok: boolean): void => {
     const s = req.cas;
@@ -73,8 +97,15 @@ export function authBilling({ db, config }: App): FastifyPluginAsync {
       }
       req.cas.principal = principal;
       const rate = principal.sandbox ? config.sandboxRate : principal.key?.rate_per_min ?? null;
-      if (rate && !limiter.allow(principal.sandbox ? 'sandbox' : String(principal.keyId), rate)) {
+      const who = principal.sandbox ? 'sandbox' : String(principal.keyId);
+      if (rate && !limiter.allow(who, rate)) {
         return fail(reply, 403, `quota exceeded: at most ${rate} requests per minute for this key`);
+      }
+      // Uploads in flight are capped per key and per server before their bodies are read.
+      if (req.routeOptions.config.doc?.fileFields) {
+        const refused = uploads.enter(who);
+        if (refused) return fail(reply.header('Retry-After', '2'), refused === 'key' ? 429 : 503, refused === 'key' ? `too many uploads in flight for this key (at most ${config.maxUploadsPerKey}); retry shortly` : `the server is busy with ${config.maxUploads} uploads; retry shortly`);
+        reply.raw.once('close', () => uploads.leave(who));
       }
     });
 
@@ -98,14 +129,17 @@ export function authBilling({ db, config }: App): FastifyPluginAsync {
       const s = req.cas;
       const meta = metaOf(req);
       if (!s?.principal || !meta) return payload;
-      settle(req, s.success ?? (reply.statusCode >= 200 && reply.statusCode < 300));
+      // The charge kept and its usage row are written together: a crash cannot keep one without the other.
+      db.transaction(() => {
+        settle(req, s.success ?? (reply.statusCode >= 200 && reply.statusCode < 300));
+        logUsage(db, { keyId: s.principal!.keyId, requestId: s.id, feature: meta.feature, path: req.originalUrl.split('?')[0], status: reply.statusCode, credits: s.charged, free: !PRICES[meta.feature] });
+      })();
       // The credit headers belong to billed features; free account calls skip the extra query.
       if (PRICES[meta.feature]) {
         reply.header('X-Credits-Used', String(s.charged));
         const rem = s.principal.sandbox ? null : remaining(db, s.principal.keyId);
         reply.header('X-Credits-Remaining', rem === null ? 'unlimited' : String(rem));
       }
-      logUsage(db, { keyId: s.principal.keyId, requestId: s.id, feature: meta.feature, path: req.originalUrl.split('?')[0], status: reply.statusCode, credits: s.charged });
       return payload;
     });
   };

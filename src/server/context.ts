@@ -22,7 +22,16 @@ export interface ServerConfig {
   names: Names;
   maxUploadBytes: number;
   fetch: FetchLimits;
+  /** The only base of the links the service hands out (`CAS_PUBLIC_URL`); without it, the listening address. */
   publicUrl?: string;
+  /** The key that encrypts stored secrets, 32 bytes as base64 or hex (`CAS_SECRET_KEY`), or a file holding it (`CAS_SECRET_KEY_FILE`). */
+  secretKey?: string;
+  secretKeyFile?: string;
+  /** Usage-log rows older than this many days are deleted (at start-up and hourly); 0 keeps them. */
+  usageRetentionDays: number;
+  /** Uploads (parse-like requests) in flight at once, per server and per key; more are refused (503 / 429) with Retry-After. */
+  maxUploads: number;
+  maxUploadsPerKey: number;
   providers: ProviderConfig;
   sessionTtlSeconds: number;
   linkTtlSeconds: number;
@@ -30,7 +39,7 @@ export interface ServerConfig {
   kyc: { provider: 'sandbox' | 'recorded' | 'none'; dir?: string; timeoutMs: number };
   locker: { url?: string; clientId: string; clientSecret: string };
   gmail: { authUrl: string; tokenUrl: string; apiUrl: string; revokeUrl: string; clientId: string; clientSecret: string };
-  mail: { smtpPort?: number; inboundDomain: string; maxMessageBytes: number; tlsKeyFile?: string; tlsCertFile?: string; requireTls: boolean; linkTtlSeconds?: number; offlineDns: boolean; webhookBackoffMs: number; webhookRetryForMs: number };
+  mail: { smtpPort?: number; inboundDomain: string; maxMessageBytes: number; tlsKeyFile?: string; tlsCertFile?: string; requireTls: boolean; linkTtlSeconds?: number; offlineDns: boolean; webhookBackoffMs: number; webhookRetryForMs: number; webhookConcurrency: number };
 }
 
 export interface Principal {
@@ -79,6 +88,8 @@ export interface App {
   config: ServerConfig;
   files: FileStore;
   providers: { fetch: DepositoryFetchProvider | null; mailback: MailbackProvider | null };
+  /** The address the server listens on (`http://127.0.0.1:PORT`), set once it listens: the links' base without `publicUrl`. */
+  listenUrl?: string;
 }
 
 declare module 'fastify' {

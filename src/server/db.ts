@@ -4,7 +4,7 @@
  */
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 
 export type DB = Database.Database;
@@ -166,12 +166,40 @@ const MIGRATIONS: string[] = [
      unlimited INTEGER NOT NULL,
      created_at TEXT NOT NULL
    );`,
+  // 8: free calls of one key, feature, path and status within a minute share one usage row (its
+  // request count); a webhook attempt is recorded before its POST and completed after it.
+  `ALTER TABLE usage_log ADD COLUMN requests INTEGER NOT NULL DEFAULT 1;
+   ALTER TABLE webhook_attempts ADD COLUMN completed_at TEXT;
+   UPDATE webhook_attempts SET completed_at = at;
+   CREATE INDEX usage_log_time ON usage_log(timestamp);`,
 ];
 
+/**
+ * Make a folder only the owner can use (0700, whatever the umask), with the parents it needs; a
+ * folder that exists already is left as it is unless `own` (a folder that is entirely ours).
+ */
+export function privateDir(dir: string, own = false): void {
+  const abs = path.resolve(dir);
+  const first = existsSync(abs) ? undefined : mkdirSync(abs, { recursive: true, mode: 0o700 });
+  if (first) for (let d = abs; d.length >= first.length; d = path.dirname(d)) chmodSync(d, 0o700);
+  else if (own) chmodSync(abs, 0o700);
+}
+
+/** Make a file (or tighten one) readable and writable by the owner only. */
+export function privateFile(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
+}
+
 export function openDb(file: string): DB {
-  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  // SQLite gives the -wal and -shm files the database file's mode: the file is made 0600 first.
+  if (file !== ':memory:') {
+    privateDir(path.dirname(path.resolve(file)));
+    privateFile(file);
+  }
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
+  if (file !== ':memory:') for (const side of ['-wal', '-shm']) if (existsSync(file + side)) chmodSync(file + side, 0o600);
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');

@@ -4,17 +4,19 @@
  * A link is `/files/<sha256>/<name>?exp=<unix seconds>&sig=<hex>` where
  * sig = HMAC-SHA256(server secret, "<path>?exp=<exp>"); a tampered or expired link is refused.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { promises as fs, mkdirSync } from 'node:fs';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { promises as fs, chmodSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { secret, type DB } from './db.js';
+import { privateDir, secret, type DB } from './db.js';
 
 export class FileStore {
   private readonly dir: string;
   private readonly key: Buffer;
   constructor(db: DB, dataDir: string) {
     this.dir = path.join(dataDir, 'files');
-    mkdirSync(this.dir, { recursive: true });
+    // Statements are private: the folder 0700, each file 0600 (files of earlier versions tightened).
+    privateDir(this.dir, true);
+    for (const name of readdirSync(this.dir)) if (name.endsWith('.pdf')) chmodSync(path.join(this.dir, name), 0o600);
     this.key = secret(db, 'link_signing_key');
   }
 
@@ -25,8 +27,9 @@ export class FileStore {
     try {
       await fs.access(file);
     } catch {
-      const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-      await fs.writeFile(tmp, bytes);
+      const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+      await fs.writeFile(tmp, bytes, { mode: 0o600 });
+      await fs.chmod(tmp, 0o600);
       await fs.rename(tmp, file);
     }
     return sha;
@@ -55,8 +58,10 @@ export class FileStore {
   }
 }
 
-/** The public base URL for links: configured, else the request's own host. */
-export function baseUrl(configured: string | undefined, req: { protocol: string; headers: Record<string, string | string[] | undefined> }): string {
-  if (configured) return configured.replace(/\/+$/, '');
-  return `${req.protocol}://${String(req.headers.host ?? '127.0.0.1')}`;
+/**
+ * The base of every link the service hands out: the configured public URL (CAS_PUBLIC_URL), else
+ * the address it listens on. Never the request's Host header (a forged one would poison links).
+ */
+export function baseUrl(app: { config: { publicUrl?: string; port: number }; listenUrl?: string }): string {
+  return app.config.publicUrl ?? app.listenUrl ?? `http://127.0.0.1:${app.config.port}`;
 }

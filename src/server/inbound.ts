@@ -19,7 +19,9 @@
  *   `X-Cas-Delivery-Id` (the same on every attempt), `X-Cas-Event: inbound_email.received` and
  *   `X-Cas-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. Non-2xx answers are
  *   retried with exponential backoff (1 s doubling, capped at 1 h) for up to 24 h; the queue
- *   lives in the database, so a restart loses nothing; every attempt is logged.
+ *   lives in the database, so a restart loses nothing; every attempt is logged (before its POST,
+ *   completed after it). Endpoints are served concurrently, each one's deliveries in turn.
+ *   The signing secret is stored sealed (src/server/secrets.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { signWebhook } from '../shared/webhook-signature.js';
@@ -30,6 +32,8 @@ import { stmt } from './db.js';
 import { realFileName, toReal } from '../schema/dialect.js';
 import type { App } from './context.js';
 import { assertPublicUrl } from './fetch-url.js';
+import { baseUrl } from './files.js';
+import { webhookSecret } from './secrets.js';
 import type { StatementSource } from '../schema/index.js';
 
 export const SENDERS: Record<StatementSource, { addresses: string[]; domains: string[] }> = {
@@ -88,7 +92,7 @@ interface InboundRow { id: string; key_id: number; email: string; reference: str
 
 export interface InboundService {
   smtp: SMTPServer | null;
-  stopWebhooks: () => void;
+  stopWebhooks: () => Promise<void>;
 }
 
 /** An Email statement file, plus the extensions `received_at`, `content_check` and `authentication` (SPF/DKIM/DMARC). */
@@ -101,7 +105,7 @@ export function fileView(app: App, base: string, f: { id: number; message_id: st
   };
 }
 
-export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: string; baseUrl: () => string; log: (m: string) => void }): Promise<InboundService> {
+export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: string; log: (m: string) => void }): Promise<InboundService> {
   const { db, config } = app;
   const findActive = (address: string): InboundRow | undefined => stmt(db, "SELECT * FROM inbound_emails WHERE lower(email) = lower(?) AND status = 'active'").get(address) as InboundRow | undefined;
 
@@ -147,7 +151,7 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
       if (files.length && row.callback_url) {
         const payload = {
           inbound_email_id: row.id, reference: row.reference, metadata: JSON.parse(row.metadata), forwarded_by: forwardedBy.toLowerCase(),
-          files: files.map((f) => fileView(app, opts.baseUrl(), f as never, config.mail.linkTtlSeconds ?? 172800, config.names)), count: files.length,
+          files: files.map((f) => fileView(app, baseUrl(app), f as never, config.mail.linkTtlSeconds ?? 172800, config.names)), count: files.length,
         };
         const now = new Date().toISOString();
         stmt(db, 'INSERT INTO webhook_deliveries (id, inbound_email_id, url, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)').run(`dlv_${randomBytes(12).toString('hex')}`, row.id, row.callback_url, JSON.stringify(config.names === 'real' ? toReal('webhook', payload) : payload), 'pending', now, now);
@@ -157,51 +161,76 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
     }
   }
 
-  // Webhook delivery loop: due deliveries from the database, one attempt each.
-  let running = false;
+  // Webhook deliveries, from the queue in the database. Each endpoint (callback URL) has at most one
+  // attempt in flight, its earliest due delivery first, and at most `webhookConcurrency` attempts run at
+  // once, so a slow endpoint delays only its own deliveries. An attempt is recorded before its POST and
+  // completed after it; one that a stop cut short (a crash, SIGKILL) is marked at the next start and its
+  // delivery retried (same delivery id).
+  const now0 = new Date().toISOString();
+  stmt(db, "UPDATE webhook_attempts SET error = 'interrupted: the server stopped during this attempt', completed_at = ? WHERE completed_at IS NULL").run(now0);
+  stmt(db, "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE status = 'sending'").run(now0);
+  const busy = new Set<string>();
+  const inFlight = new Set<Promise<void>>();
   let stopped = false;
   const kick = (): void => {
-    if (!stopped) setImmediate(() => void deliverDue());
+    if (!stopped) setImmediate(deliverDue);
   };
-  async function deliverDue(): Promise<void> {
-    if (running || stopped) return;
-    running = true;
-    try {
-      const due = stmt(db, "SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT 20").all(new Date().toISOString()) as { id: string; inbound_email_id: string; url: string; payload: string; attempts: number; created_at: string }[];
-      for (const d of due) {
-        const row = stmt(db, 'SELECT * FROM inbound_emails WHERE id = ?').get(d.inbound_email_id) as InboundRow | undefined;
-        const attempt = d.attempts + 1;
-        let status: number | null = null;
-        let error: string | null = null;
-        try {
-          const target = await assertPublicUrl(d.url, config.fetch.allowHosts);
-          const res = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'cas-webhooks/1', 'x-cas-event': 'inbound_email.received', 'x-cas-delivery-id': d.id, 'x-cas-signature': signWebhook(row?.webhook_secret ?? '', d.payload) }, body: d.payload, signal: AbortSignal.timeout(10_000), redirect: 'manual' });
-          status = res.status;
-          await res.arrayBuffer().catch(() => undefined);
-        } catch (err) {
-          error = (err as Error).message;
-        }
-        const now = Date.now();
-        stmt(db, 'INSERT INTO webhook_attempts (delivery_id, attempt, status_code, error, at) VALUES (?, ?, ?, ?, ?)').run(d.id, attempt, status, error, new Date(now).toISOString());
-        if (status !== null && status >= 200 && status < 300) {
-          stmt(db, "UPDATE webhook_deliveries SET status = 'delivered', attempts = ?, last_error = NULL WHERE id = ?").run(attempt, d.id);
-        } else {
-          const delay = Math.min(config.mail.webhookBackoffMs * 2 ** (attempt - 1), 3_600_000);
-          const giveUp = now + delay - Date.parse(d.created_at) > config.mail.webhookRetryForMs;
-          stmt(db, 'UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?').run(giveUp ? 'failed' : 'pending', attempt, new Date(now + delay).toISOString(), error ?? `HTTP ${status}`, d.id);
-        }
-      }
-    } finally {
-      running = false;
+  type Delivery = { id: string; inbound_email_id: string; url: string; payload: string; attempts: number; created_at: string };
+  function deliverDue(): void {
+    if (stopped || !db.open || busy.size >= config.mail.webhookConcurrency) return;
+    // The earliest due delivery of each endpoint.
+    const due = stmt(db, "SELECT *, MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? GROUP BY url ORDER BY next_attempt_at").all(new Date().toISOString()) as Delivery[];
+    for (const d of due) {
+      if (busy.size >= config.mail.webhookConcurrency) break;
+      if (busy.has(d.url)) continue;
+      busy.add(d.url);
+      const p: Promise<void> = deliver(d).catch((err: Error) => opts.log(`webhook ${d.id}: ${err.message}`)).finally(() => {
+        busy.delete(d.url);
+        inFlight.delete(p);
+        kick();
+      });
+      inFlight.add(p);
     }
   }
-  const timer = setInterval(() => void deliverDue(), Math.max(50, Math.min(1000, config.mail.webhookBackoffMs / 2)));
+  async function deliver(d: Delivery): Promise<void> {
+    const row = stmt(db, 'SELECT * FROM inbound_emails WHERE id = ?').get(d.inbound_email_id) as InboundRow | undefined;
+    const secret = webhookSecret(db, row?.webhook_secret ?? '');
+    const attempt = d.attempts + 1;
+    const attemptId = db.transaction(() => {
+      stmt(db, "UPDATE webhook_deliveries SET status = 'sending', attempts = ? WHERE id = ?").run(attempt, d.id);
+      return stmt(db, 'INSERT INTO webhook_attempts (delivery_id, attempt, at) VALUES (?, ?, ?)').run(d.id, attempt, new Date().toISOString()).lastInsertRowid;
+    })();
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const target = await assertPublicUrl(d.url, config.fetch.allowHosts);
+      const res = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'cas-webhooks/1', 'x-cas-event': 'inbound_email.received', 'x-cas-delivery-id': d.id, 'x-cas-signature': signWebhook(secret, d.payload) }, body: d.payload, signal: AbortSignal.timeout(10_000), redirect: 'manual' });
+      status = res.status;
+      await res.arrayBuffer().catch(() => undefined);
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    // Stopped meanwhile: the attempt stays open and is marked interrupted (and retried) at the next start.
+    if (!db.open) return;
+    const now = Date.now();
+    const ok = status !== null && status >= 200 && status < 300;
+    const delay = Math.min(config.mail.webhookBackoffMs * 2 ** (attempt - 1), 3_600_000);
+    const giveUp = now + delay - Date.parse(d.created_at) > config.mail.webhookRetryForMs;
+    db.transaction(() => {
+      stmt(db, 'UPDATE webhook_attempts SET status_code = ?, error = ?, completed_at = ? WHERE id = ?').run(status, error, new Date(now).toISOString(), attemptId);
+      if (ok) stmt(db, "UPDATE webhook_deliveries SET status = 'delivered', last_error = NULL WHERE id = ?").run(d.id);
+      else stmt(db, 'UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, last_error = ? WHERE id = ?').run(giveUp ? 'failed' : 'pending', new Date(now + delay).toISOString(), error ?? `HTTP ${status}`, d.id);
+    })();
+  }
+  const timer = setInterval(deliverDue, Math.max(50, Math.min(1000, config.mail.webhookBackoffMs / 2)));
   timer.unref();
   kick();
 
-  const stopWebhooks = (): void => {
+  // A stop lets the attempts in flight finish (each is bounded by its 10 s timeout) and starts no more.
+  const stopWebhooks = async (): Promise<void> => {
     stopped = true;
     clearInterval(timer);
+    await Promise.allSettled([...inFlight]);
   };
   if (opts.smtpPort === undefined) return Promise.resolve({ smtp: null, stopWebhooks });
 

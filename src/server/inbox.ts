@@ -1,41 +1,29 @@
 /**
  * Connected mailboxes: the encrypted inbox token, and the connectors (IMAP, Gmail REST).
  *
- * Inbox token: `itk_<base64url(kid | iv(12) | tag(16) | ciphertext)>`, AES-256-GCM under a
- * server secret chosen by the key id (kid) so keys can rotate; the plaintext holds the
+ * Inbox token: `itk_<base64url(kid | iv(12) | tag(16) | ciphertext)>`, AES-256-GCM under the
+ * server's secret key chosen by the key id (kid, src/server/secrets.ts); the plaintext holds the
  * connection id, provider and mailbox address. Credentials stay in the database (encrypted with
  * the same key), never in the token. A tampered or foreign token, a revoked connection and a
  * provider that refuses the stored grant all answer the mailbox error body with HTTP 401.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { ImapFlow } from 'imapflow';
-import { secret, type DB } from './db.js';
+import type { DB } from './db.js';
+import { openText, sealText } from './secrets.js';
 import { sourceOf, SENDERS } from './inbound.js';
 import type { StatementSource } from '../schema/index.js';
 
 export class ReconnectError extends Error {}
 
-const KID = 1;
-function key(db: DB, kid: number): Buffer {
-  return secret(db, `inbox_key_v${kid}`);
-}
-
 export function seal(db: DB, data: unknown, prefix = 'itk_'): string {
-  const iv = randomBytes(12);
-  const c = createCipheriv('aes-256-gcm', key(db, KID), iv);
-  const body = Buffer.concat([c.update(JSON.stringify(data), 'utf8'), c.final()]);
-  return `${prefix}${Buffer.concat([Buffer.from([KID]), iv, c.getAuthTag(), body]).toString('base64url')}`;
+  return sealText(db, JSON.stringify(data), prefix);
 }
 
 export function open<T>(db: DB, token: string, prefix = 'itk_'): T | null {
-  if (!token.startsWith(prefix)) return null;
+  const text = openText(db, token, prefix);
+  if (text === null) return null;
   try {
-    const raw = Buffer.from(token.slice(prefix.length), 'base64url');
-    // Only a key this server made: an unknown key id must not make a new key (a forged token would).
-    if (raw.length < 30 || raw[0] !== KID) return null;
-    const d = createDecipheriv('aes-256-gcm', key(db, raw[0]), raw.subarray(1, 13));
-    d.setAuthTag(raw.subarray(13, 29));
-    return JSON.parse(Buffer.concat([d.update(raw.subarray(29)), d.final()]).toString('utf8')) as T;
+    return JSON.parse(text) as T;
   } catch {
     return null;
   }

@@ -6,9 +6,12 @@ import { buildApp } from './app.js';
 import { FileStore } from './files.js';
 import { makeProviders } from './providers.js';
 import { startInbound } from './inbound.js';
-import type { ServerConfig } from './context.js';
+import type { App, ServerConfig } from './context.js';
 import { DEFAULT_SANDBOX_KEY } from './sandbox.js';
-import { reconcile } from './store/usage.js';
+import { pruneUsage, reconcile } from './store/usage.js';
+import { migrateSecrets, parseSecretKey, useSecretKey } from './secrets.js';
+import { UsageError } from '../errors.js';
+import { readFileSync } from 'node:fs';
 
 export { DEFAULT_SANDBOX_KEY };
 
@@ -22,7 +25,13 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
     sandboxKey: process.env.CAS_SANDBOX_KEY || DEFAULT_SANDBOX_KEY,
     sandboxRate: Number(process.env.CAS_SANDBOX_RATE ?? 10),
     names: process.env.CAS_NAMES === 'real' ? 'real' : 'spec',
-    maxUploadBytes: 20 * 1024 * 1024,
+    maxUploadBytes: Number(process.env.CAS_MAX_UPLOAD_BYTES ?? 20 * 1024 * 1024),
+    publicUrl: process.env.CAS_PUBLIC_URL || undefined,
+    secretKey: process.env.CAS_SECRET_KEY || undefined,
+    secretKeyFile: process.env.CAS_SECRET_KEY_FILE || undefined,
+    usageRetentionDays: Number(process.env.CAS_USAGE_RETENTION_DAYS ?? 90),
+    maxUploads: Number(process.env.CAS_MAX_UPLOADS ?? 8),
+    maxUploadsPerKey: Number(process.env.CAS_MAX_UPLOADS_PER_KEY ?? 4),
     providers: {
       fetch: (process.env.CAS_FETCH_PROVIDER as 'sandbox' | 'http' | 'none') || 'none',
       mailback: (process.env.CAS_MAILBACK_PROVIDER as 'sandbox' | 'http' | 'none') || 'none',
@@ -53,6 +62,7 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
       offlineDns: process.env.CAS_DNS_OFFLINE === '1',
       webhookBackoffMs: Number(process.env.CAS_WEBHOOK_BACKOFF_MS ?? 1000),
       webhookRetryForMs: Number(process.env.CAS_WEBHOOK_RETRY_FOR_MS ?? 86_400_000),
+      webhookConcurrency: Number(process.env.CAS_WEBHOOK_CONCURRENCY ?? 8),
     },
     locker: { url: process.env.CAS_LOCKER_URL || undefined, clientId: process.env.CAS_LOCKER_CLIENT_ID ?? 'cas', clientSecret: process.env.CAS_LOCKER_CLIENT_SECRET ?? '' },
     kyc: {
@@ -65,25 +75,75 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
   };
 }
 
+/** Settings `cas serve` refuses to start with (a usage error names the setting). */
+function checkSettings(config: ServerConfig): void {
+  if (config.publicUrl !== undefined) {
+    let u: URL | undefined;
+    try {
+      u = new URL(config.publicUrl);
+    } catch {
+      /* reported below */
+    }
+    if (!u || !/^https?:$/.test(u.protocol) || u.search || u.hash || u.username || u.password) throw new UsageError(`the public URL (CAS_PUBLIC_URL / --public-url) must be an http(s) URL without query, fragment or credentials, such as https://cas.example.com; got ${config.publicUrl}`);
+    config.publicUrl = `${u.origin}${u.pathname}`.replace(/\/+$/, '');
+  }
+  const whole = (v: number, name: string, min: number): void => {
+    if (!Number.isInteger(v) || v < min) throw new UsageError(`${name} takes a whole number of ${min} or more; got ${v}`);
+  };
+  whole(config.maxUploadBytes, 'CAS_MAX_UPLOAD_BYTES', 1024);
+  whole(config.usageRetentionDays, 'CAS_USAGE_RETENTION_DAYS', 0);
+  whole(config.maxUploads, 'CAS_MAX_UPLOADS', 1);
+  whole(config.maxUploadsPerKey, 'CAS_MAX_UPLOADS_PER_KEY', 1);
+  whole(config.mail.webhookConcurrency, 'CAS_WEBHOOK_CONCURRENCY', 1);
+}
+
+/** The configured secret key (CAS_SECRET_KEY, or the file CAS_SECRET_KEY_FILE / --secret-key-file), or null. */
+function configuredKey(config: ServerConfig): Buffer | null {
+  if (config.secretKey && config.secretKeyFile) throw new UsageError('give the secret key once: CAS_SECRET_KEY or a key file, not both');
+  try {
+    if (config.secretKey) return parseSecretKey(config.secretKey, 'CAS_SECRET_KEY');
+    if (config.secretKeyFile) return parseSecretKey(readFileSync(config.secretKeyFile), `the secret key file ${config.secretKeyFile}`);
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/^ENOENT: no such file or directory, open /, 'cannot read the secret key file '));
+  }
+  return null;
+}
+
 export async function startServer(config: ServerConfig, log: (m: string) => void): Promise<{ url: string; close: () => Promise<void> }> {
+  checkSettings(config);
+  const key = configuredKey(config);
   const db = openDb(config.dbPath);
+  const localKey = useSecretKey(db, key);
+  if (localKey) log(`cas serve: warning: stored secrets are encrypted with a key kept beside the database (${localKey}); supply CAS_SECRET_KEY or --secret-key-file to keep it elsewhere`);
+  const resealed = migrateSecrets(db);
+  if (resealed) log(`cas serve: sealed ${resealed} stored secret${resealed === 1 ? '' : 's'} with the current key`);
   // Credits still held by requests a previous run never finished (a crash, SIGKILL) go back.
   const orphaned = reconcile(db);
   if (orphaned) log(`cas serve: refunded the credits of ${orphaned} request${orphaned === 1 ? '' : 's'} a previous run did not finish`);
+  // The usage log keeps CAS_USAGE_RETENTION_DAYS days: pruned now and every hour.
+  const prune = (): void => {
+    if (config.usageRetentionDays) pruneUsage(db, config.usageRetentionDays);
+  };
+  prune();
+  const pruner = setInterval(prune, 3_600_000);
+  pruner.unref();
   const pool = new ParsePool();
   const files = new FileStore(db, config.dataDir);
-  const app = await buildApp({ db, pool, config, files, providers: makeProviders(config.providers) });
+  const ctx: App = { db, pool, config, files, providers: makeProviders(config.providers) };
+  const app = await buildApp(ctx);
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  const inbound = await startInbound({ db, pool, config, files, providers: makeProviders(config.providers) }, { smtpPort: config.mail.smtpPort, smtpHost: config.host, baseUrl: () => config.publicUrl ?? url, log });
+  // Links are made on the configured public URL, else on this address (never on a request's Host).
+  ctx.listenUrl = url;
+  const inbound = await startInbound(ctx, { smtpPort: config.mail.smtpPort, smtpHost: config.host, log });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      inbound.stopWebhooks();
-      if (inbound.smtp) await new Promise<void>((r) => inbound.smtp!.close(() => r()));
-      await app.close();
+      clearInterval(pruner);
+      // Webhook attempts, mail and requests in flight finish together; then the pool and the database.
+      await Promise.all([inbound.stopWebhooks(), inbound.smtp && new Promise<void>((r) => inbound.smtp!.close(() => r())), app.close()]);
       await pool.close();
       db.close();
     })();

@@ -125,7 +125,7 @@ export const inboundRoutes: Section = async (f, { app }) => {
       page = before.length ? before : inboundFilesAt(db, r.id, tie);
     }
     const ttl = config.mail.linkTtlSeconds ?? (r.callback_url ? 172800 : 1800);
-    const files = page.map((x) => fileView(app, baseUrl(config.publicUrl, req), x as never, ttl, req.cas.names));
+    const files = page.map((x) => fileView(app, baseUrl(app), x as never, ttl, req.cas.names));
     if (hosted) return { status: 'success' as const, files, count: files.length, cursor: page.length ? page[page.length - 1].received_at : q.since ?? null } as never;
     return { status: 'success' as const, files, count: files.length, cursor: rows.length > limit ? Buffer.from(String(page[page.length - 1].id)).toString('base64url') : null } as never;
   });

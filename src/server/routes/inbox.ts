@@ -39,7 +39,7 @@ const reconnect = (msg: string): ApiError => new ApiError(401, msg, { status: 'e
 export const inboxRoutes: Section = async (f, { app }) => {
   const { db, config } = app;
   const g = config.gmail;
-  const callbackUrl = (req: FastifyRequest): string => `${baseUrl(config.publicUrl, req)}/v4/inbox/callback`;
+  const callbackUrl = (): string => `${baseUrl(app)}/v4/inbox/callback`;
   /** The connection named by the x-inbox-token header, when it is this key's. */
   const connection = (req: FastifyRequest): Connection => {
     const raw = req.headers['x-inbox-token'];
@@ -85,8 +85,8 @@ export const inboxRoutes: Section = async (f, { app }) => {
     const state = randomBytes(16).toString('base64url');
     const { verifier, challenge } = pkce();
     createOAuthState(db, { state, keyId, verifier, redirectUri: b.redirect_uri!, clientState: b.state ?? null, ttlMs: 600_000 });
-    if (req.cas.principal!.sandbox) return { status: 'success', oauth_url: `${callbackUrl(req)}?code=sandbox&state=${state}`, provider: 'gmail', expires_in: 600 };
-    const q = new URLSearchParams({ client_id: g.clientId, redirect_uri: callbackUrl(req), response_type: 'code', scope: 'https://www.googleapis.com/auth/gmail.readonly', access_type: 'offline', prompt: 'consent', state, code_challenge: challenge, code_challenge_method: 'S256' });
+    if (req.cas.principal!.sandbox) return { status: 'success', oauth_url: `${callbackUrl()}?code=sandbox&state=${state}`, provider: 'gmail', expires_in: 600 };
+    const q = new URLSearchParams({ client_id: g.clientId, redirect_uri: callbackUrl(), response_type: 'code', scope: 'https://www.googleapis.com/auth/gmail.readonly', access_type: 'offline', prompt: 'consent', state, code_challenge: challenge, code_challenge_method: 'S256' });
     return { status: 'success', oauth_url: `${g.authUrl}?${q}`, provider: 'gmail', expires_in: 600 };
   });
 
@@ -105,7 +105,7 @@ export const inboxRoutes: Section = async (f, { app }) => {
     if (q.error || !q.code) return back({ error: q.error ?? 'no code' });
     if (s.key_id === 0 && q.code === 'sandbox') return back({ inbox_token: createConnection(db, 0, 'sandbox', 'sandbox@example.com', null) });
     try {
-      const tok = await gmailToken(g, { grant_type: 'authorization_code', code: q.code, redirect_uri: callbackUrl(req), code_verifier: s.code_verifier });
+      const tok = await gmailToken(g, { grant_type: 'authorization_code', code: q.code, redirect_uri: callbackUrl(), code_verifier: s.code_verifier });
       if (!tok.creds) return back({ error: tok.error ?? `token exchange failed (HTTP ${tok.status})` });
       const pr = await fetch(`${g.apiUrl.replace(/\/+$/, '')}/gmail/v1/users/me/profile`, { headers: { authorization: `Bearer ${tok.creds.access_token}` }, signal: AbortSignal.timeout(15_000) });
       const profile = (await pr.json().catch(() => ({}))) as { emailAddress?: string };
@@ -154,7 +154,7 @@ export const inboxRoutes: Section = async (f, { app }) => {
       const sha = await app.files.put(x.content);
       const neutralName = `${x.source}_${x.date.replace(/-/g, '')}_${randomBytes(6).toString('hex')}.pdf`;
       const filename = req.cas.names === 'real' ? realFileName(neutralName) : neutralName;
-      files.push({ message_id: x.messageId, filename, original_filename: x.filename, message_date: x.date, cas_type: x.source, sender_email: x.sender, size: x.content.length, url: app.files.link(baseUrl(config.publicUrl, req), sha, filename, 86400), expires_in: 86400 });
+      files.push({ message_id: x.messageId, filename, original_filename: x.filename, message_date: x.date, cas_type: x.source, sender_email: x.sender, size: x.content.length, url: app.files.link(baseUrl(app), sha, filename, 86400), expires_in: 86400 });
     }
     return { status: 'success' as const, files, count: files.length } as never;
   });

@@ -37,7 +37,7 @@ const REAL_SESSION_BODY = { type: 'object', required: ['consent', 'consent_purpo
 export const lockerRoutes: Section = async (f, { app }) => {
   const { db, config } = app;
   const locker = config.locker;
-  const callbackUrl = (req: { protocol: string; headers: Record<string, string | string[] | undefined> }): string => `${baseUrl(config.publicUrl, req)}/v1/kyc/locker/callback`;
+  const callbackUrl = (): string => `${baseUrl(app)}/v1/kyc/locker/callback`;
 
   f.post('/v1/kyc/locker/session', {
     schema: { operationId: 'startLockerSession', summary: 'Start a document-locker consent session', body: SessionBody, response: { 200: SessionResponse } },
@@ -49,8 +49,8 @@ export const lockerRoutes: Section = async (f, { app }) => {
     const state = randomBytes(16).toString('base64url');
     const { verifier, challenge } = pkce();
     createLockerSession(db, { id, keyId: req.cas.principal!.keyId, state, verifier, redirectUrl: req.body.redirect_url, purpose: req.body.purpose, documents: req.body.documents ?? ['pan', 'national_id', 'driving_licence'], ttlMs: 600_000 });
-    const params = new URLSearchParams({ response_type: 'code', client_id: locker.clientId, redirect_uri: callbackUrl(req), state, code_challenge: challenge, code_challenge_method: 'S256' });
-    const authorize = sandbox ? `${baseUrl(config.publicUrl, req)}/v1/kyc/locker/callback?code=sandbox&state=${state}` : `${locker.url!.replace(/\/+$/, '')}/oauth2/1/authorize?${params}`;
+    const params = new URLSearchParams({ response_type: 'code', client_id: locker.clientId, redirect_uri: callbackUrl(), state, code_challenge: challenge, code_challenge_method: 'S256' });
+    const authorize = sandbox ? `${baseUrl(app)}/v1/kyc/locker/callback?code=sandbox&state=${state}` : `${locker.url!.replace(/\/+$/, '')}/oauth2/1/authorize?${params}`;
     return { status: 'success' as const, session_id: id, authorization_url: authorize, expires_in: 600 };
   });
 
@@ -83,7 +83,7 @@ export const lockerRoutes: Section = async (f, { app }) => {
       const res = await fetch(`${locker.url!.replace(/\/+$/, '')}/oauth2/1/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: q.code, redirect_uri: callbackUrl(req), client_id: locker.clientId, client_secret: locker.clientSecret, code_verifier: s.code_verifier }),
+        body: new URLSearchParams({ grant_type: 'authorization_code', code: q.code, redirect_uri: callbackUrl(), client_id: locker.clientId, client_secret: locker.clientSecret, code_verifier: s.code_verifier }),
         signal: AbortSignal.timeout(15_000),
       });
       const json = (await res.json().catch(() => ({}))) as { access_token?: string; error?: string };

@@ -94,7 +94,7 @@ export const retrievalRoutes: Section = async (f, { app }) => {
       throw new ApiError(400, left > 0 ? `incorrect OTP; ${left} attempt${left === 1 ? '' : 's'} left` : 'incorrect OTP; no attempts left, the session is locked');
     }
     setFetchState(db, s.id, 'verified', s.attempts);
-    const base = baseUrl(config.publicUrl, req);
+    const base = baseUrl(app);
     const files = [];
     for (const file of result.files) {
       const sha = await app.files.put(file.bytes);

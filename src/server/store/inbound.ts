@@ -3,6 +3,7 @@
  * active | paused -> deleted (soft delete, final, excluded from lists).
  */
 import { stmt, type DB } from '../db.js';
+import { sealWebhookSecret } from '../secrets.js';
 
 export interface InboundRow { id: string; key_id: number; email: string; reference: string | null; callback_url: string | null; allowed_sources: string; metadata: string; status: string; created_at: string; updated_at: string }
 export interface InboundFileRow { id: number; received_at: string }
@@ -14,7 +15,7 @@ export function inboundAddressTaken(db: DB, email: string): boolean {
 export function createInbound(db: DB, r: { id: string; keyId: number; email: string; reference: string | null; callbackUrl: string | null; allowedSources: string[]; metadata: Record<string, string>; secret: string }): InboundRow {
   const now = new Date().toISOString();
   stmt(db, 'INSERT INTO inbound_emails (id, key_id, email, reference, callback_url, allowed_sources, metadata, webhook_secret, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-    r.id, r.keyId, r.email, r.reference, r.callbackUrl, JSON.stringify(r.allowedSources), JSON.stringify(r.metadata), r.secret, 'active', now, now,
+    r.id, r.keyId, r.email, r.reference, r.callbackUrl, JSON.stringify(r.allowedSources), JSON.stringify(r.metadata), sealWebhookSecret(db, r.secret), 'active', now, now,
   );
   return inboundById(db, r.id)!;
 }

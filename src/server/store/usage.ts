@@ -51,8 +51,26 @@ export function balance(db: DB, keyId: number): { remaining: number; used: numbe
   return { remaining: fromMilli(k.credits_milli), used: fromMilli(k.used_milli), limit: fromMilli(k.credits_milli + k.used_milli), unlimited: Boolean(k.unlimited) };
 }
 
-export function logUsage(db: DB, e: { keyId: number; requestId: string; feature: Feature; path: string; status: number; credits: number }): void {
-  stmt(db, 'INSERT INTO usage_log (key_id, request_id, feature, path, status_code, credits_milli, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)').run(e.keyId, e.requestId, e.feature, e.path, e.status, toMilli(e.credits), new Date().toISOString());
+/**
+ * Log a call, one row each, except a call to a free feature (`free`: no price, 0 credits): it joins
+ * the row of the same key, feature, path and status begun less than a minute earlier (that row's
+ * `requests` count), so free calls cannot grow the log one row each; the row keeps its first call's
+ * request id and time. Calls to billed features (charged or not) stay one row each.
+ */
+export function logUsage(db: DB, e: { keyId: number; requestId: string; feature: Feature; path: string; status: number; credits: number; free: boolean }): void {
+  const milli = toMilli(e.credits);
+  const now = new Date();
+  if (e.free && !milli) {
+    const since = new Date(now.getTime() - 60_000).toISOString();
+    const joined = stmt(db, 'UPDATE usage_log SET requests = requests + 1 WHERE id = (SELECT id FROM usage_log WHERE key_id = ? AND timestamp >= ? AND feature = ? AND path = ? AND status_code = ? AND credits_milli = 0 ORDER BY id DESC LIMIT 1)').run(e.keyId, since, e.feature, e.path, e.status).changes;
+    if (joined) return;
+  }
+  stmt(db, 'INSERT INTO usage_log (key_id, request_id, feature, path, status_code, credits_milli, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)').run(e.keyId, e.requestId, e.feature, e.path, e.status, milli, now.toISOString());
+}
+
+/** Delete usage-log rows older than `days` days; returns how many. */
+export function pruneUsage(db: DB, days: number): number {
+  return stmt(db, 'DELETE FROM usage_log WHERE timestamp < ?').run(new Date(Date.now() - days * 86_400_000).toISOString()).changes;
 }
 
 export interface UsageEntry { request_id: string; feature: string; path: string; status_code: number; credits: number; timestamp: string }
@@ -65,6 +83,6 @@ export function usageLogs(db: DB, keyId: number, from: string, to: string, limit
 
 /** Credits and requests per feature between two UTC ISO instants. */
 export function usageByFeature(db: DB, keyId: number, from: string, to: string): { feature: string; credits: number; requests: number; milli: number }[] {
-  const rows = stmt(db, 'SELECT feature, SUM(credits_milli) AS c, COUNT(*) AS n FROM usage_log WHERE key_id = ? AND timestamp >= ? AND timestamp <= ? GROUP BY feature ORDER BY feature').all(keyId, from, to) as { feature: string; c: number; n: number }[];
+  const rows = stmt(db, 'SELECT feature, SUM(credits_milli) AS c, SUM(requests) AS n FROM usage_log WHERE key_id = ? AND timestamp >= ? AND timestamp <= ? GROUP BY feature ORDER BY feature').all(keyId, from, to) as { feature: string; c: number; n: number }[];
   return rows.map((r) => ({ feature: r.feature, credits: fromMilli(r.c), requests: r.n, milli: r.c }));
 }
