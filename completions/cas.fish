@@ -126,6 +126,8 @@ complete -c cas -n '__fish_seen_subcommand_from serve' -l locker-url -d 'documen
 complete -c cas -n '__fish_seen_subcommand_from serve' -l smtp-port -d 'run the inbound SMTP receiver on this port (env CAS_SMTP_PORT; 0 picks one)'
 complete -c cas -n '__fish_seen_subcommand_from serve' -l inbound-domain -d 'domain of forwarding addresses (env CAS_INBOUND_DOMAIN)'
 complete -c cas -n '__fish_seen_subcommand_from serve' -l names -d 'dialect of the shared paths (smart parse, contract notes, inbox, inbound email, KYC): spec or real (env CAS_NAMES); real-name paths always answer in real names' -x -a 'spec real'
+complete -c cas -n '__fish_seen_subcommand_from serve' -l public-url -d 'the only base of the links the service hands out (env CAS_PUBLIC_URL; default the listening address)'
+complete -c cas -n '__fish_seen_subcommand_from serve' -l secret-key-file -d 'file holding the 32-byte key that encrypts stored secrets, base64 or hex (env CAS_SECRET_KEY / CAS_SECRET_KEY_FILE; default a key file beside the database)'
 complete -c cas -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from keys registry credits' -a keys -d 'create, list and revoke API keys'
 complete -c cas -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from keys registry credits' -a registry -d 'load the regulator registry'
 complete -c cas -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from keys registry credits' -a credits -d 'add credits to a key'

@@ -31,7 +31,7 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { stmt } from './db.js';
 import { realFileName, toReal } from '../schema/dialect.js';
 import type { App } from './context.js';
-import { assertPublicUrl } from './fetch-url.js';
+import { postJson } from './fetch-url.js';
 import { baseUrl } from './files.js';
 import { webhookSecret } from './secrets.js';
 import type { StatementSource } from '../schema/index.js';
@@ -203,10 +203,9 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
     let status: number | null = null;
     let error: string | null = null;
     try {
-      const target = await assertPublicUrl(d.url, config.fetch.allowHosts);
-      const res = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'cas-webhooks/1', 'x-cas-event': 'inbound_email.received', 'x-cas-delivery-id': d.id, 'x-cas-signature': signWebhook(secret, d.payload) }, body: d.payload, signal: AbortSignal.timeout(10_000), redirect: 'manual' });
+      // The POST goes to the address that was checked (no second DNS lookup) and follows no redirect.
+      const res = await postJson(d.url, { headers: { 'user-agent': 'cas-webhooks/1', 'x-cas-event': 'inbound_email.received', 'x-cas-delivery-id': d.id, 'x-cas-signature': signWebhook(secret, d.payload) }, body: d.payload, timeoutMs: 10_000, allowHosts: config.fetch.allowHosts });
       status = res.status;
-      await res.arrayBuffer().catch(() => undefined);
     } catch (err) {
       error = (err as Error).message;
     }

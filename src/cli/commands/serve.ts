@@ -21,6 +21,12 @@ export const serve: Handler<CommandInput<typeof serveSpec>> = async (_ctx, opts)
   if (typeof opts.host === 'string') config.host = opts.host;
   if (typeof opts.sandboxKey === 'string') config.sandboxKey = opts.sandboxKey;
   if (opts.names === 'spec' || opts.names === 'real') config.names = opts.names;
+  if (typeof opts.publicUrl === 'string') config.publicUrl = opts.publicUrl;
+  if (typeof opts.secretKeyFile === 'string') {
+    // The flag wins over CAS_SECRET_KEY from the environment.
+    config.secretKeyFile = (await import('node:path')).resolve(opts.secretKeyFile);
+    config.secretKey = undefined;
+  }
   for (const h of (opts.allowFetchHost as string[] | undefined) ?? []) config.fetch.allowHosts.push(h);
   const provider = (v: unknown, what: string): 'sandbox' | 'http' | 'none' => {
     if (v !== 'sandbox' && v !== 'http' && v !== 'none') throw new UsageError(`--${what}-provider takes sandbox, http or none`);

@@ -30,6 +30,8 @@ export const serveServiceSpec = defineSpec({
     { flags: '--smtp-port <port>', description: 'run the inbound SMTP receiver on this port (env CAS_SMTP_PORT; 0 picks one)' },
     { flags: '--inbound-domain <domain>', description: 'domain of forwarding addresses (env CAS_INBOUND_DOMAIN)' },
     { flags: '--names <names>', description: 'dialect of the shared paths (smart parse, contract notes, inbox, inbound email, KYC): spec or real (env CAS_NAMES); real-name paths always answer in real names', choices: NAMES_CHOICES, strict: true },
+    { flags: '--public-url <url>', description: 'the only base of the links the service hands out (env CAS_PUBLIC_URL; default the listening address)' },
+    { flags: '--secret-key-file <file>', description: 'file holding the 32-byte key that encrypts stored secrets, base64 or hex (env CAS_SECRET_KEY / CAS_SECRET_KEY_FILE; default a key file beside the database)' },
   ],
 });
 
