@@ -7,7 +7,7 @@ _cas() {
   skip=""
   for word in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
     if [[ -n "$skip" ]]; then skip=""; continue; fi
-    case "$word" in -o|--output|--api-key|--base-url|-t|--type|--broker|--names|-p|--password|--password-file|--csv|-j|--jobs|--out-dir|--fy|--format|--scheme-types|--fmv|--pan|--bo-id|--dob|--periods|--otp|--email|--from|--to|--name|--purpose|--redirect-url|--documents|--alias|--reference|--callback-url|--source|--meta|--status|--limit|--offset|--since|--download|--secret-file|--header|--body-file|--tolerance|--provider|--host|--port|--user|--expiry|--db|--data-dir|--sandbox-key|--allow-fetch-host|--fetch-provider|--mailback-provider|--upstream-url|--kyc-provider|--kyc-dir|--locker-url|--smtp-port|--inbound-domain|--public-url|--secret-key-file|--credits|--rate) skip=1 ;; -*) ;; *) if [[ -z "$path" ]]; then path="$word"; else path="$path $word"; fi ;; esac
+    case "$word" in -o|--output|--api-key|--api-key-file|--base-url|-t|--type|--broker|--names|-p|--password|--password-file|--csv|-j|--jobs|--out-dir|--fy|--format|--scheme-types|--fmv|--pan|--bo-id|--dob|--periods|--otp|--email|--from|--to|--name|--purpose|--redirect-url|--documents|--alias|--reference|--callback-url|--source|--meta|--status|--limit|--offset|--since|--download|--secret-file|--header|--body-file|--tolerance|--provider|--host|--port|--user|--expiry|--db|--data-dir|--sandbox-key|--allow-fetch-host|--fetch-provider|--mailback-provider|--upstream-url|--kyc-provider|--kyc-dir|--locker-url|--smtp-port|--inbound-domain|--public-url|--secret-key-file|--credits|--rate) skip=1 ;; -*) ;; *) if [[ -z "$path" ]]; then path="$word"; else path="$path $word"; fi ;; esac
   done
   values=""
   case "$path|$prev" in
@@ -34,7 +34,7 @@ _cas() {
   esac
   if [[ -n "$values" ]]; then COMPREPLY=( $(compgen -W "$values" -- "$cur") ); return; fi
   case "$path" in
-    "") opts="parse smart gains schema config fetch verify-otp mailback verify-regulator kyc locker inbound inbox credits usage token serve openapi completion -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose" ;;
+    "") opts="parse smart gains schema config fetch verify-otp mailback verify-regulator kyc locker inbound inbox credits usage token serve openapi completion -V --version --json --table -o --output --api-key --api-key-file --base-url --no-color --no-input -q --quiet --verbose" ;;
     "parse") opts="-t --type --broker --names -p --password --password-file --csv --transactions -j --jobs --out-dir --debug-layout --redact" ;;
     "smart") opts="-t --type --broker --names -p --password --password-file --csv --transactions -j --jobs --out-dir --debug-layout --redact --detect-only" ;;
     "gains") opts="--fy --format --scheme-types --fmv -p --password --password-file" ;;
@@ -86,7 +86,7 @@ _cas() {
     "completion") opts="" ;;
     *) opts="" ;;
   esac
-  if [[ "$cur" == -* ]]; then opts="$opts -V --version --json --table -o --output --api-key --base-url --no-color --no-input -q --quiet --verbose"; fi
+  if [[ "$cur" == -* ]]; then opts="$opts -V --version --json --table -o --output --api-key --api-key-file --base-url --no-color --no-input -q --quiet --verbose"; fi
   COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
   if [[ ${#COMPREPLY[@]} -eq 0 ]]; then COMPREPLY=( $(compgen -f -- "$cur") ); fi
 }

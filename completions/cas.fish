@@ -5,6 +5,7 @@ complete -c cas -l json -d 'JSON output (the default when stdout is not a termin
 complete -c cas -l table -d 'table output (the default on a terminal)'
 complete -c cas -s o -l output -d 'write data to FILE (atomically) instead of stdout'
 complete -c cas -l api-key -d 'API key (prefer CAS_API_KEY or `cas config set api_key -`)'
+complete -c cas -l api-key-file -d 'read the API key from FILE (- for stdin)'
 complete -c cas -l base-url -d 'service base URL (env CAS_BASE_URL)'
 complete -c cas -l no-color -d 'disable colour (NO_COLOR is honoured too)'
 complete -c cas -l no-input -d 'never prompt; fail with a clear error instead'

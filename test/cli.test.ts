@@ -23,7 +23,8 @@ describe('cas frame', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/Examples:\n\s+\$ cas parse statement\.pdf/);
     for (const c of ['parse', 'smart', 'schema', 'config', 'completion']) expect(r.stdout).toMatch(new RegExp(`\\n\\s+${c}\\b`));
-    expect(r.stdout).toMatch(/Exit codes: 0 ok/);
+    expect(r.stdout).toMatch(/Exit codes:\n\s+0\s+success\n\s+1\s+unexpected/);
+    expect(r.stdout).toMatch(/\n\s+130\s+interrupted/);
   });
 
   it('prints the package version', async () => {

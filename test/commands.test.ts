@@ -107,6 +107,36 @@ describe('command definitions', () => {
     }
   });
 
+  it('every cas <command> [sub] --help: usage line first, then the description, options, global options, examples last', async () => {
+    const all: { path: string[]; def: CommandSpec }[] = [];
+    const walk = (def: CommandSpec, parent: string[]): void => {
+      all.push({ path: [...parent, def.name], def });
+      for (const sub of def.subcommands ?? []) walk(sub, [...parent, def.name]);
+    };
+    for (const entry of COMMANDS) walk({ ...(await entry.load()), summary: entry.summary }, []);
+    for (const { path, def } of all) {
+      const r = await cas([...path, '--help']);
+      expect({ path, code: r.exitCode, stderr: r.stderr }).toEqual({ path, code: 0, stderr: '' });
+      const lines = r.stdout.split('\n');
+      expect({ path, first: lines[0] }).toEqual({ path, first: expect.stringMatching(new RegExp(`^Usage: cas ${path.join(' ')} \\[options\\]`)) });
+      const at = (heading: string): number => lines.indexOf(heading);
+      const description = r.stdout.replace(/\s+/g, ' ').indexOf(def.summary!.replace(/\s+/g, ' '));
+      expect({ path, description: description > 0 && description < r.stdout.replace(/\s+/g, ' ').indexOf('Options:') }).toEqual({ path, description: true });
+      const order = [at('Options:'), at('Global options:'), at('Examples:')];
+      expect({ path, order, sorted: order.every((n, i) => n > 0 && (i === 0 || n > order[i - 1])) }).toEqual({ path, order, sorted: true });
+      const global = lines.slice(at('Global options:'), at('Examples:')).join('\n');
+      for (const flag of ['--json', '--table', '-o, --output <file>', '--api-key <key>', '--api-key-file <file>', '--base-url <url>', '--no-input', '--no-color', '-q, --quiet', '--verbose']) expect({ path, flag, listed: global.includes(flag) }).toEqual({ path, flag, listed: true });
+      expect({ path, version: global.includes('--version') }).toEqual({ path, version: false });
+      const examples = lines.slice(at('Examples:') + 1).filter(Boolean);
+      expect({ path, examples }).toEqual({ path, examples: def.examples.map((e) => `  $ ${e}`) });
+    }
+    // The program itself: usage first, examples and the exit codes after the commands.
+    const root = (await cas(['--help'])).stdout.split('\n');
+    expect(root[0]).toBe('Usage: cas [options] [command]');
+    expect(root.indexOf('Commands:')).toBeLessThan(root.indexOf('Examples:'));
+    expect(root.indexOf('Examples:')).toBeLessThan(root.indexOf('Exit codes:'));
+  });
+
   it('cas <command> --help prints the usage and examples of each top-level command', async () => {
     for (const entry of COMMANDS) {
       const spec = await entry.load();

@@ -214,3 +214,54 @@ describe('cas parse and cas smart', () => {
     expect(tl).toHaveLength(count + 1);
   });
 });
+
+describe('progress of a long parse (issue 20 item 9)', () => {
+  /** A folder of three statements and, with `bad`, a damaged one. */
+  function folder(bad = false): string {
+    const dir = path.join(tmpDir(), 'in');
+    mkdirSync(dir);
+    copyFileSync(fixture('registrar/cams-detailed-plain.pdf'), path.join(dir, 'a.pdf'));
+    copyFileSync(fixture('registrar/cams-summary.pdf'), path.join(dir, 'b.pdf'));
+    copyFileSync(fixture('contract_note/broker_a.pdf'), path.join(dir, 'c.pdf'));
+    if (bad) copyFileSync(fixture('bad/truncated.pdf'), path.join(dir, 'd.pdf'));
+    return dir;
+  }
+
+  it('on a pipe: nothing on stderr, in sequence or on workers; with a failure, only the error and the summary', async () => {
+    const dir = folder();
+    for (const jobs of ['1', '2']) {
+      const r = await cas(['parse', dir, '--jobs', jobs], { env: { CAS_PDF_PASSWORD: 'ABCPM1234K' } });
+      expect({ jobs, code: r.exitCode, stderr: r.stderr }).toEqual({ jobs, code: 0, stderr: '' });
+      expect(r.stdout.trim().split('\n')).toHaveLength(3);
+    }
+    const failing = await cas(['parse', folder(true), '--jobs', '1'], { env: { CAS_PDF_PASSWORD: 'ABCPM1234K' } });
+    expect(failing.exitCode).toBe(3);
+    const lines = failing.stderr.trim().split('\n');
+    expect(lines).toEqual([expect.stringMatching(/^error: .*d\.pdf: the PDF is damaged/), expect.stringMatching(/^3 of 4 files parsed; failed: .*d\.pdf \(DamagedPdf\)$/)]);
+  });
+
+  it('on a terminal: a progress line (bar, count, elapsed, current file) redrawn in place, erased before the summary; none with --quiet', async () => {
+    const dir = folder();
+    // --out-dir keeps the data off the terminal: what it shows is stderr's.
+    const run = (extra: string[]): Promise<string> => new Promise((resolve) => {
+      const p = pty.spawn('node', [BIN, 'parse', dir, '--out-dir', path.join(tmpDir(), 'out'), ...extra], { cols: 120, rows: 30, cwd: ROOT, env: cleanEnv({ NO_COLOR: '1', CAS_PDF_PASSWORD: 'ABCPM1234K' }) as Record<string, string> });
+      let screen = '';
+      p.onData((d) => { screen += d; });
+      p.onExit(() => resolve(screen));
+    });
+    for (const jobs of ['1', '2']) {
+      const screen = await run(['--jobs', jobs]);
+      // eslint-disable-next-line no-control-regex -- the redraw is a carriage return and an erase-line code
+      const frames = screen.split(/\r\u001b\[2K/).filter((f) => f.startsWith('['));
+      expect(frames.length).toBeGreaterThanOrEqual(3);
+      for (const f of frames) expect(f).toMatch(/^\[[#-]{20}\] [0-3]\/3 \d+:\d\d /);
+      expect(frames.some((f) => /\] [0-2]\/3 \d+:\d\d .*in\/[abc]\.pdf/.test(f))).toBe(true);
+      // The line is erased before anything else is printed (here the summary).
+      // eslint-disable-next-line no-control-regex
+      expect(screen).toMatch(/\r\u001b\[2K3 of 3 files parsed/);
+    }
+    const quiet = await run(['--quiet']);
+    expect(quiet).not.toMatch(/\[[#-]{20}\]/);
+    expect(quiet).not.toContain('files parsed');
+  });
+});

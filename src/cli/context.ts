@@ -6,6 +6,7 @@ export interface GlobalOptions {
   table?: boolean;
   output?: string;
   apiKey?: string;
+  apiKeyFile?: string;
   baseUrl?: string;
   color?: boolean;
   input?: boolean;

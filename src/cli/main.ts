@@ -7,8 +7,8 @@
  * code, and maps errors to one line on stderr.
  */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
-import { CasError, ExitCode } from '../errors.js';
+import { Command, CommanderError, Help, Option } from 'commander';
+import { CasError, EXIT_CODES, ExitCode } from '../errors.js';
 import { argKey, optionKey, type CommandSpec, type OptionDef } from './command.js';
 import type { GlobalOptions } from './context.js';
 import { COMMANDS, GLOBAL_OPTIONS, PROGRAM } from './definitions/index.js';
@@ -16,6 +16,24 @@ import { COMMANDS, GLOBAL_OPTIONS, PROGRAM } from './definitions/index.js';
 function examplesText(examples: readonly string[]): string {
   return `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`;
 }
+
+/**
+ * Every help page: the usage line, the description, arguments, the command's options, then the
+ * global options it takes (the program's: `--json`, `--no-input`, `--base-url`, `--api-key`,
+ * `--output`, ...), the sub-commands, and last the examples (help text 'after').
+ */
+const HELP_LAYOUT = {
+  showGlobalOptions: true,
+  /** The program's own options (not a parent command's, not --version): the flags every command takes. */
+  visibleGlobalOptions(cmd: Command): Option[] {
+    let root = cmd;
+    while (root.parent) root = root.parent;
+    return root === cmd ? [] : root.options.filter((o) => !o.hidden && o.long !== '--version');
+  },
+  formatItemList(this: Help, heading: string, items: string[], helper: Help): string[] {
+    return Help.prototype.formatItemList.call(this, heading === 'Global Options:' ? 'Global options:' : heading, items, helper);
+  },
+};
 
 function toOption(def: OptionDef): Option {
   const option = new Option(def.flags, def.description);
@@ -55,7 +73,7 @@ async function run(def: CommandSpec, raw: unknown[]): Promise<void> {
 
 function addCommand(parent: Command, def: CommandSpec, summary = def.summary ?? ''): void {
   const cmd = parent.command(def.name).description(summary);
-  cmd.addHelpText('before', examplesText(def.examples));
+  cmd.addHelpText('after', examplesText(def.examples));
   for (const a of def.args ?? []) cmd.argument(a);
   for (const o of def.options ?? []) cmd.addOption(toOption(o));
   for (const sub of def.subcommands ?? []) addCommand(cmd, sub);
@@ -69,14 +87,14 @@ function addCommand(parent: Command, def: CommandSpec, summary = def.summary ?? 
 export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   const program = new Command(PROGRAM.name);
-  program.description(PROGRAM.summary).version(pkg.version, '-V, --version');
+  program.description(PROGRAM.summary).version(pkg.version, '-V, --version').configureHelp(HELP_LAYOUT);
   for (const o of GLOBAL_OPTIONS) program.addOption(toOption(o));
   program
     .showSuggestionAfterError(true)
     .configureOutput({ outputError: () => undefined })
     .exitOverride();
-  program.addHelpText('before', examplesText(PROGRAM.examples));
-  program.addHelpText('after', `\n${PROGRAM.exitCodes}\n`);
+  program.addHelpText('after', examplesText(PROGRAM.examples));
+  program.addHelpText('after', `\nExit codes:\n${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padEnd(4)} ${meaning}`).join('\n')}\n`);
   const named = new Set(argv);
   const specs = await Promise.all(COMMANDS.map((entry) => (named.has(entry.name) ? entry.load() : undefined)));
   COMMANDS.forEach((entry, i) => {
@@ -115,7 +133,11 @@ export function handleError(err: unknown): number {
     return ExitCode.INTERRUPTED;
   }
   if (e?.code === 'EPIPE') return ExitCode.OK;
-  if (e?.code === 'ENOENT' || e?.code === 'EACCES' || e?.code === 'EISDIR') {
+  if (e?.code === 'ENOENT') {
+    process.stderr.write(`cas: no such file: ${(e as NodeJS.ErrnoException).path ?? e.message}\n`);
+    return ExitCode.NOT_FOUND;
+  }
+  if (e?.code === 'EACCES' || e?.code === 'EISDIR') {
     process.stderr.write(`cas: ${e.message}\n`);
     return ExitCode.UNEXPECTED;
   }

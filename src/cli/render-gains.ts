@@ -1,7 +1,7 @@
 /** Tables and CSVs of a gains report: Schedule 112A for equity LTCG rows, a second CSV for the rest. */
 import type { GainRow, GainsReport } from '../schema/index.js';
 import { GRANDFATHER_BEFORE, RATE_CHANGE_DATE } from '../gains/rules.js';
-import { renderTable, toCsv } from './output.js';
+import { inr, renderNotes, renderTable, toCsv } from './output.js';
 
 const money = (v: number | null): string => (v === null ? '' : v.toFixed(2));
 
@@ -80,22 +80,25 @@ export function gainsTables(report: GainsReport): string {
   for (const y of report.years) {
     parts.push(renderTable({
       title: `Capital gains, FY ${y.fy}`,
-      head: ['Scheme', 'Folio', 'Class', 'Units', 'Acquired', 'Cost', 'Transferred', 'Value', 'Gain', 'Term', 'Tax class', 'Flags'],
+      head: ['Scheme', 'Folio', 'Class', 'Units', 'Acquired', 'Cost (₹)', 'Transferred', 'Value (₹)', 'Gain (₹)', 'Term', 'Tax class', 'Flags'],
       numeric: [3, 5, 7, 8],
+      drop: [11, 1, 2, 3, 5, 4, 9, 10],
+      shrink: [0, 11],
       rows: y.schemes.flatMap((s) => s.rows.map((r) => [
-        s.scheme, s.folio, s.asset_class, r.units.toFixed(3), r.acquisition_date ?? '?', money(r.cost), r.transfer_date, money(r.transfer_value), money(r.gain), r.term ?? '?', r.tax_class, r.flags.join(' '),
+        s.scheme, s.folio, s.asset_class, inr(r.units, 3), r.acquisition_date ?? '?', inr(r.cost), r.transfer_date, inr(r.transfer_value), inr(r.gain), r.term ?? '?', r.tax_class, r.flags.join(' '),
       ])),
     }));
     parts.push(renderTable({
-      title: `Totals, FY ${y.fy} (equity LTCG exemption for the year: ${y.equity_ltcg_exemption.toFixed(2)})`,
-      head: ['Class', 'Value', 'Cost', 'STCG', 'LTCG', 'Incomplete rows'],
+      title: `Totals, FY ${y.fy} (equity LTCG exemption for the year: ₹${inr(y.equity_ltcg_exemption)})`,
+      head: ['Class', 'Value (₹)', 'Cost (₹)', 'STCG (₹)', 'LTCG (₹)', 'Incomplete rows'],
       numeric: [1, 2, 3, 4, 5],
-      rows: y.totals.map((t) => [t.asset_class, money(t.transfer_value), money(t.cost), money(t.stcg), money(t.ltcg), t.incomplete_rows]),
+      drop: [5, 2, 1],
+      rows: y.totals.map((t) => [t.asset_class, inr(t.transfer_value), inr(t.cost), inr(t.stcg), inr(t.ltcg), t.incomplete_rows]),
     }));
   }
   if (!report.years.length) parts.push('No transfers (redemptions or switch-outs) in the statements for the period asked.\n');
   if (report.issues.length) {
-    parts.push(renderTable({ title: 'To check', head: ['Scheme', 'Folio', 'Issue'], rows: report.issues.map((i) => [i.scheme, i.folio, i.message]) }));
+    parts.push(renderNotes('To check', report.issues.map((i) => `${i.scheme} (folio ${i.folio}): ${i.message}`)));
   }
   return parts.join('\n');
 }

@@ -1,15 +1,18 @@
 /** Table and CSV views of parse results. CSV columns are fixed and documented in the README. */
 import type { ContractNote, ParsedStatement } from '../schema/index.js';
-import { renderKeyValues, renderTable, toCsv } from './output.js';
+import { FORMATS } from '../formats/index.js';
+import { inr as fmt, renderKeyValues, renderTable, toCsv } from './output.js';
 
 export const HOLDINGS_CSV = ['file', 'account_kind', 'account', 'provider', 'isin', 'name', 'type', 'units', 'nav', 'value', 'cost'] as const;
 export const TRANSACTIONS_CSV = ['file', 'account', 'isin', 'name', 'date', 'type', 'description', 'amount', 'units', 'nav', 'balance', 'dividend_rate'] as const;
+
+/** `government_securities` -> `Government securities`. */
+const humanize = (key: string): string => key.charAt(0).toUpperCase() + key.slice(1).replace(/_/g, ' ');
 
 export function isStatement(d: ParsedStatement | ContractNote): d is ParsedStatement {
   return (d as ParsedStatement).meta !== undefined;
 }
 
-const fmt = (v: number | null | undefined, dec = 2): string => (v === null || v === undefined ? '' : v.toLocaleString('en-IN', { minimumFractionDigits: dec, maximumFractionDigits: dec }));
 
 export function holdingsRows(file: string, d: ParsedStatement): unknown[][] {
   const rows: unknown[][] = [];
@@ -47,44 +50,58 @@ export function statementTables(file: string, d: ParsedStatement, withTransactio
   const out: string[] = [];
   const p = d.meta.statement_period;
   out.push(renderKeyValues(file, [
-    ['Statement', d.meta.cas_type], ['Period', `${p.from ?? ''} to ${p.to}`], ['Investor', d.investor.name], ['PAN', d.investor.pan],
+    ['Statement', FORMATS.find((f) => f.casType === d.meta.cas_type)?.label ?? d.meta.cas_type], ['Period', `${p.from ?? ''} to ${p.to}`], ['Investor', d.investor.name], ['PAN', d.investor.pan],
     ['Email', d.investor.email], ['Mobile', d.investor.mobile], ...(d.investor.cas_id ? [['Statement id', d.investor.cas_id] as [string, unknown]] : []),
   ]));
   const acc = d.summary.accounts;
   out.push(renderTable({
-    title: 'Totals', head: ['Account kind', 'Count', 'Value (INR)'], numeric: [1, 2],
+    title: 'Totals', head: ['Account kind', 'Count', 'Value (₹)'], numeric: [1, 2],
     rows: [['Demat', acc.demat.count, fmt(acc.demat.total_value)], ['Mutual funds', acc.mutual_funds.count, fmt(acc.mutual_funds.total_value)], ['Insurance', acc.insurance.count, fmt(acc.insurance.total_value)], ['NPS', acc.nps.count, fmt(acc.nps.total_value)], ['Total', '', fmt(d.summary.total_value)]],
   }));
   if (d.demat_accounts.length) {
     out.push(renderTable({
-      title: 'Demat holdings', head: ['Account', 'Kind', 'ISIN', 'Name', 'Units', 'Value (INR)'], numeric: [4, 5],
-      rows: d.demat_accounts.flatMap((a) => Object.entries(a.holdings).flatMap(([k, list]) => list.map((h) => [a.bo_id ?? `${a.dp_id} ${a.client_id}`, k, h.isin, h.name, fmt(h.units, 3), fmt(h.value)]))),
+      title: 'Demat holdings', head: ['Account', 'Kind', 'ISIN', 'Name', 'Units', 'Value (₹)'], numeric: [4, 5], drop: [1, 0, 2], shrink: [3],
+      rows: d.demat_accounts.flatMap((a) => Object.entries(a.holdings).flatMap(([k, list]) => list.map((h) => [a.bo_id ?? `${a.dp_id} ${a.client_id}`, humanize(k), h.isin, h.name, fmt(h.units, 3), fmt(h.value)]))),
     }));
   }
   if (d.mutual_funds.length) {
     out.push(renderTable({
-      title: 'Mutual funds', head: ['Folio', 'Scheme', 'Type', 'Units', 'NAV', 'Value (INR)', 'Gain (INR)', 'Gain %'], numeric: [3, 4, 5, 6, 7],
+      title: 'Mutual funds', head: ['Folio', 'Scheme', 'Type', 'Units', 'NAV', 'Value (₹)', 'Gain (₹)', 'Gain %'], numeric: [3, 4, 5, 6, 7], drop: [2, 4, 7, 0, 3], shrink: [1],
       rows: d.mutual_funds.flatMap((f) => f.schemes.map((s) => [f.folio_number, s.name, s.type, fmt(s.units, 3), fmt(s.nav, 4), fmt(s.value), fmt(s.gain.absolute), fmt(s.gain.percentage)])),
     }));
   }
   if (d.nps.length) {
-    out.push(renderTable({ title: 'NPS', head: ['PRAN', 'Fund', 'Tier', 'Units', 'NAV', 'Value (INR)'], numeric: [3, 4, 5], rows: d.nps.flatMap((n) => n.funds.map((f) => [n.pran, f.name, f.additional_info.tier, fmt(f.units, 4), fmt(f.nav, 4), fmt(f.value)])) }));
+    out.push(renderTable({ title: 'NPS', head: ['PRAN', 'Fund', 'Tier', 'Units', 'NAV', 'Value (₹)'], numeric: [3, 4, 5], drop: [4, 0, 3], shrink: [1], rows: d.nps.flatMap((n) => n.funds.map((f) => [n.pran, f.name, f.additional_info.tier, fmt(f.units, 4), fmt(f.nav, 4), fmt(f.value)])) }));
   }
   if (d.insurance.life_insurance_policies.length) {
-    out.push(renderTable({ title: 'Life insurance', head: ['Policy', 'Provider', 'Name', 'Status', 'Sum assured', 'Premium'], numeric: [4, 5], rows: d.insurance.life_insurance_policies.map((p) => [p.policy_number, p.provider, p.policy_name, p.status, fmt(p.sum_assured), fmt(p.premium_amount)]) }));
+    out.push(renderTable({ title: 'Life insurance', head: ['Policy', 'Provider', 'Name', 'Status', 'Sum assured (₹)', 'Premium (₹)'], numeric: [4, 5], drop: [1, 3, 5], shrink: [1, 2], rows: d.insurance.life_insurance_policies.map((p) => [p.policy_number, p.provider, p.policy_name, p.status, fmt(p.sum_assured), fmt(p.premium_amount)]) }));
   }
   if (withTransactions) {
     const rows = transactionRows(file, d).map((r): (string | number | null)[] => [r[4] as string, r[3] as string, r[5] as string, r[6] as string, fmt(r[7] as number | null), fmt(r[8] as number | null, 3), fmt(r[9] as number | null, 4), fmt(r[10] as number | null, 3)]);
-    out.push(renderTable({ title: 'Transactions', head: ['Date', 'Scheme / security', 'Type', 'Description', 'Amount', 'Units', 'NAV', 'Balance'], numeric: [4, 5, 6, 7], rows }));
+    out.push(renderTable({ title: 'Transactions', head: ['Date', 'Scheme / security', 'Type', 'Description', 'Amount (₹)', 'Units', 'NAV', 'Balance'], numeric: [4, 5, 6, 7], drop: [3, 6, 7, 2], shrink: [1, 2, 3], rows }));
   }
   return out.join('\n');
 }
 
+/** The contract note's charges as people read them (the keys are the JSON's). */
+export const CHARGE_LABELS: Record<keyof ContractNote['charges_summary'], string> = {
+  taxable_value_brokerage: 'Brokerage (taxable value)',
+  exchange_transaction_charges: 'Exchange transaction charges',
+  regulator_turnover_fees: 'Regulator turnover fees',
+  securities_transaction_tax: 'Securities transaction tax (STT)',
+  stamp_duty: 'Stamp duty',
+  cgst: 'CGST',
+  sgst: 'SGST',
+  igst: 'IGST',
+  pay_in_pay_out_obligation: 'Pay-in / pay-out obligation',
+  net_amount_receivable_payable: 'Net amount receivable / payable',
+};
+
 export function contractNoteTables(file: string, d: ContractNote): string {
   const out: string[] = [];
   out.push(renderKeyValues(file, [['Broker', `${d.broker_info.name} (${d.broker_info.broker_type})`], ['Client', d.client_info.name], ['UCC', d.client_info.ucc], ['Contract note', d.contract_note_info.contract_note_number], ['Trade date', d.contract_note_info.trade_date]]));
-  out.push(renderTable({ title: 'Trades', head: ['Trade no.', 'Time', 'Security', 'B/S', 'Qty', 'Net rate', 'Net total'], numeric: [4, 5, 6], rows: d.detailed_trades.map((t) => [t.trade_number, t.trade_time, t.security_description, t.buy_sell, t.quantity, fmt(t.net_rate_per_unit, 4), fmt(t.net_total)]) }));
+  out.push(renderTable({ title: 'Trades', head: ['Trade no.', 'Time', 'Security', 'B/S', 'Qty', 'Net rate (₹)', 'Net total (₹)'], numeric: [4, 5, 6], drop: [0, 1], shrink: [2], rows: d.detailed_trades.map((t) => [t.trade_number, t.trade_time, t.security_description, t.buy_sell, t.quantity, fmt(t.net_rate_per_unit, 4), fmt(t.net_total)]) }));
   const c = d.charges_summary;
-  out.push(renderKeyValues('Charges', Object.entries(c).map(([k, v]) => [k, fmt(v)])));
+  out.push(renderTable({ title: 'Charges', head: ['Charge', 'Amount (₹)'], numeric: [1], rows: (Object.keys(CHARGE_LABELS) as (keyof typeof c)[]).map((k) => [CHARGE_LABELS[k], fmt(c[k])]) }));
   return out.join('\n');
 }

@@ -1,10 +1,12 @@
 /**
  * Typed client of the cas service. Retries with exponential backoff on HTTP 500 and on
  * connection errors only; validates every response body with zod; maps HTTP errors to typed
- * errors (401/402/403 -> exit 4; unreachable or 500 after retries -> exit 5).
+ * errors and so to exit codes (src/errors.ts): 400/422 -> 2, 401/402/403 -> 4, 404 -> 8,
+ * 503 -> 7 (with the service's message, which names the setting), other 5xx after retries -> 5,
+ * unreachable after retries -> 6. A base URL that is not an http(s) URL is refused at once (2).
  */
 import { z } from 'zod';
-import { AuthError, CasError, ServiceError, UsageError } from '../errors.js';
+import { AuthError, CasError, NetworkError, NotFoundError, ServiceError, UnavailableError, UsageError } from '../errors.js';
 import * as S from '../schema/index.js';
 
 /** Bodies the service answers that have no named schema in src/schema. */
@@ -20,6 +22,31 @@ function query(q: Record<string, string | undefined>): string {
   return new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined)).toString();
 }
 
+/** The base URL as given if it is an absolute http(s) URL without credentials, else a UsageError (never retried). */
+export function checkBaseUrl(baseUrl: string, source = 'the base URL'): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw new UsageError(`${source} '${baseUrl}' is not an http(s) URL (e.g. http://127.0.0.1:8080)`);
+  }
+  if (url.username || url.password) throw new UsageError(`${source} must not carry a user name or password; use --api-key`);
+  return baseUrl;
+}
+
+/** Why a request did not reach the service, in words (from undici's cause code or the abort). */
+function unreachable(err: unknown): string {
+  const e = err as { name?: string; cause?: { code?: string; message?: string } };
+  const code = e.cause?.code ?? e.cause?.message ?? e.name ?? 'error';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host name not found';
+  if (code === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') return 'timed out';
+  return code;
+}
+
 export interface ClientOptions {
   baseUrl: string;
   apiKey?: string;
@@ -29,10 +56,21 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
+/** An HTTP error status as a typed error (and so an exit code). */
+function httpError(status: number, msg: string, tag: string): CasError {
+  if (status === 401 || status === 402 || status === 403) return new AuthError(`${msg}${tag}`);
+  if (status === 404) return new NotFoundError(`${msg}${tag}`);
+  if (status === 503) return new UnavailableError(`${msg}${tag}`);
+  if (status >= 500) return new ServiceError(`the service failed: ${msg}${tag}`);
+  if (status === 400 || status === 422) return new UsageError(`${msg}${tag}`);
+  if (status === 429) return new ServiceError(`${msg}${tag}`);
+  return new CasError('RequestFailed', `${msg}${tag}`, 1);
+}
+
 export class CasClient {
   private readonly base: string;
   constructor(private readonly opts: ClientOptions) {
-    this.base = opts.baseUrl.replace(/\/+$/, '');
+    this.base = checkBaseUrl(opts.baseUrl).replace(/\/+$/, '');
   }
 
   async call<T extends z.ZodType>(path: string, body: unknown, schema: T, extraHeaders: Record<string, string> = {}): Promise<z.infer<T>> {
@@ -58,8 +96,7 @@ export class CasClient {
           delay *= 2;
           continue;
         }
-        const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-        throw new ServiceError(`the service at ${this.base} is unreachable (${cause}) after ${retries + 1} attempts`);
+        throw new NetworkError(`the service at ${this.base} is unreachable (${unreachable(err)}) after ${retries + 1} attempt${retries ? 's' : ''}; check --base-url and that the service is running`);
       }
       if (res.status === 500 && attempt < retries) {
         await res.body?.cancel();
@@ -78,10 +115,7 @@ export class CasClient {
       if (!res.ok) {
         const msg = (json as { msg?: string; detail?: string }).msg ?? (json as { detail?: string }).detail ?? `HTTP ${res.status}`;
         const tag = requestId ? ` (request ${requestId})` : '';
-        if (res.status === 401 || res.status === 402 || res.status === 403) throw new AuthError(`${msg}${tag}`);
-        if (res.status >= 500) throw new ServiceError(`the service failed: ${msg}${tag}`);
-        if (res.status === 400 || res.status === 422) throw new UsageError(`${msg}${tag}`);
-        throw new CasError('RequestFailed', `${msg}${tag}`, 1);
+        throw httpError(res.status, msg, tag);
       }
       const parsed = schema.safeParse(json);
       if (!parsed.success) throw new ServiceError(`the service answered with an unexpected body at ${parsed.error.issues[0]?.path.join('.') || 'top level'}`);
@@ -109,12 +143,12 @@ export class CasClient {
         if (res.status === 500 && attempt < retries) throw new Error('retry');
         if (!res.ok) {
           const body = (await res.json().catch(() => ({}))) as { msg?: string };
-          throw new CasError('DownloadFailed', `download failed: ${body.msg ?? `HTTP ${res.status}`}`, res.status === 403 ? 4 : 5);
+          throw httpError(res.status, `download failed: ${body.msg ?? `HTTP ${res.status}`}`, '');
         }
         return new Uint8Array(await res.arrayBuffer());
       } catch (err) {
         if (err instanceof CasError) throw err;
-        if (attempt >= retries) throw new ServiceError(`could not download ${new URL(url).pathname}`);
+        if (attempt >= retries) throw new NetworkError(`could not download ${new URL(url).pathname} (${unreachable(err)})`);
         await new Promise((r) => setTimeout(r, delay));
         delay *= 2;
       }

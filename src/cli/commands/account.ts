@@ -28,7 +28,7 @@ export const usage: Handler<CommandInput<typeof usageSpec>> = async (ctx, input)
     return { data: s, table: () => renderTable({ title: `Usage: ${s.summary.total_requests} requests, ${s.summary.total_credits} credits`, head: ['Feature', 'Requests', 'Credits'], numeric: [1, 2], rows: s.summary.by_feature.map((f) => [f.feature, f.requests, f.credits]) }) };
   }
   const u = await client.usage(q);
-  return { data: u, table: () => renderTable({ title: `Usage log (${u.count})`, head: ['Time', 'Request', 'Feature', 'Path', 'Status', 'Credits'], numeric: [4, 5], rows: u.logs.map((l) => [l.timestamp, l.request_id, l.feature, l.path, l.status_code, l.credits]) }) };
+  return { data: u, table: () => renderTable({ title: `Usage log (${u.count})`, head: ['Time', 'Request', 'Feature', 'Path', 'Status', 'Credits'], numeric: [4, 5], drop: [1, 3], rows: u.logs.map((l) => [l.timestamp, l.request_id, l.feature, l.path, l.status_code, l.credits]) }) };
 };
 
 export const tokenCreate: Handler<CommandInput<typeof tokenCreateSpec>> = async (ctx, input) => {

@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import chalk from 'chalk';
-import { UsageError } from '../../errors.js';
+import { outcomeExitCode, UsageError } from '../../errors.js';
 import type { ParsedStatement } from '../../schema/index.js';
 import type { CommandInput, Handler } from '../command.js';
 import { readSetting } from '../config.js';
@@ -53,7 +53,7 @@ export const run: Handler<CommandInput<typeof gainsSpec>> = async (ctx, flags) =
     const o = await parseOne(f, plan, {});
     if (!o.ok || !o.result) {
       failed++;
-      exitCode = o.error?.exitCode ?? 1;
+      exitCode = outcomeExitCode(o.error);
       process.stderr.write(`${chalk.red('error:')} ${f}: ${o.error?.message ?? 'failed'}\n`);
       continue;
     }

@@ -2,13 +2,14 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import chalk from 'chalk';
-import { UsageError } from '../../errors.js';
+import { outcomeExitCode, UsageError } from '../../errors.js';
 import type { ParseOptions } from '../../parsers/index.js';
 import type { ContractNote, ParsedStatement } from '../../schema/index.js';
 import type { CommandInput, Handler, Result } from '../command.js';
 import { readSetting } from '../config.js';
 import type { Context } from '../context.js';
 import { readStdin } from '../io.js';
+import { startProgress } from '../progress.js';
 import { toJson, writeFileAtomic } from '../output.js';
 import { readSource } from '../../pdf/open.js';
 import { defaultJobs, expandInputs, openWithPasswords, parseMany, parseOne, type FileOutcome, type PasswordPlan } from '../parse-core.js';
@@ -80,23 +81,21 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
   if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError('--jobs takes a whole number of 1 or more');
 
   let outcomes: FileOutcome[];
+  // Several files on a terminal: a progress line on stderr (count, current file, elapsed); nothing on a pipe.
+  const progress = startProgress(ctx, files.length);
   if (files.length === 1 || jobs === 1) {
     outcomes = [];
-    for (const f of files) outcomes.push(await parseOne(f, plan, opts, stdinBytes));
+    for (const f of files) {
+      progress.update(outcomes.length, f);
+      outcomes.push(await parseOne(f, plan, opts, stdinBytes));
+    }
   } else {
     const fileList = files.filter((f) => f !== '-');
-    let spinner: { text: string; stop: () => void } | undefined;
-    if (ctx.stderrTty && !ctx.opts.quiet) {
-      const ora = (await import('ora')).default;
-      spinner = ora({ text: `parsing ${fileList.length} files on ${Math.min(jobs, fileList.length)} workers`, stream: process.stderr }).start();
-    }
-    const parsed = await parseMany(fileList, plan, opts, jobs, (o, done) => {
-      if (spinner) spinner.text = `${done}/${fileList.length} parsed, last: ${o.file}`;
-    });
-    spinner?.stop();
+    const parsed = await parseMany(fileList, plan, opts, jobs, (o, done) => progress.update(done, o.file));
     const fromStdin = stdinBytes ? [await parseOne('-', plan, opts, stdinBytes)] : [];
     outcomes = files.map((f) => (f === '-' ? fromStdin[0] : parsed[fileList.indexOf(f)]));
   }
+  progress.stop();
 
   for (let i = 0; i < outcomes.length; i++) {
     if (isPasswordError(outcomes[i]) && ctx.interactive) outcomes[i] = await promptForPassword(ctx, outcomes[i], plan, opts, stdinBytes);
@@ -145,12 +144,13 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
     }
   }
 
-  if (outcomes.length > 1 && (failed.length || !ctx.opts.quiet)) {
+  // The batch summary: always when a file failed; otherwise only on a terminal (a pipe gets data and errors only).
+  if (outcomes.length > 1 && (failed.length || (!ctx.opts.quiet && ctx.stderrTty))) {
     const summary = `${ok.length} of ${outcomes.length} files parsed${failed.length ? `; failed: ${failed.map((f) => `${f.file} (${f.error?.code})`).join(', ')}` : ''}`;
     result.summary = failed.length ? chalk.red(summary) : summary;
   }
   if (!failed.length) return result;
-  const codes = new Set(failed.map((f) => f.error?.exitCode ?? 1));
+  const codes = new Set(failed.map((f) => outcomeExitCode(f.error)));
   return { ...result, exitCode: codes.size === 1 ? [...codes][0] : 1 };
 }
 

@@ -36,6 +36,7 @@ export const GLOBAL_OPTIONS: readonly OptionDef[] = [
   { flags: '--table', description: 'table output (the default on a terminal)' },
   { flags: '-o, --output <file>', description: 'write data to FILE (atomically) instead of stdout' },
   { flags: '--api-key <key>', description: 'API key (prefer CAS_API_KEY or `cas config set api_key -`)' },
+  { flags: '--api-key-file <file>', description: 'read the API key from FILE (- for stdin)' },
   { flags: '--base-url <url>', description: 'service base URL (env CAS_BASE_URL)' },
   { flags: '--no-color', description: 'disable colour (NO_COLOR is honoured too)' },
   { flags: '--no-input', description: 'never prompt; fail with a clear error instead' },
@@ -47,5 +48,4 @@ export const PROGRAM = {
   name: 'cas',
   summary: 'Parse, fetch and verify Indian investor statements into one unified JSON structure.',
   examples: ['cas parse statement.pdf', 'cas parse statement.pdf | jq .summary.total_value', 'cas smart --detect-only statement.pdf', 'cas schema parsed-statement'],
-  exitCodes: 'Exit codes: 0 ok, 1 unexpected, 2 usage, 3 document, 4 auth/credits, 5 service, 130 interrupted.',
 } as const;

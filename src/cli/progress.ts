@@ -1,0 +1,52 @@
+/**
+ * A one-line progress display for long runs (`cas parse` on a folder): a bar, the count, the
+ * elapsed time and the current file, redrawn in place on stderr. Only on a terminal and without
+ * --quiet; on a pipe or a file it prints nothing at all.
+ */
+import type { Context } from './context.js';
+import { truncate } from './output.js';
+
+export interface Progress {
+  /** `done` files finished; `file` the one being worked on (or the last finished). */
+  update: (done: number, file: string) => void;
+  /** Clears the line (call before printing anything else). */
+  stop: () => void;
+}
+
+const SILENT: Progress = { update: () => undefined, stop: () => undefined };
+
+function clock(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+export function progressLine(done: number, total: number, elapsedMs: number, file: string, width: number): string {
+  const size = 20;
+  const filled = Math.round((done / total) * size);
+  return truncate(`[${'#'.repeat(filled)}${'-'.repeat(size - filled)}] ${done}/${total} ${clock(elapsedMs)} ${file}`, Math.max(10, width - 1));
+}
+
+export function startProgress(ctx: Context, total: number): Progress {
+  if (!ctx.stderrTty || ctx.opts.quiet || total < 2) return SILENT;
+  const started = Date.now();
+  let done = 0;
+  let file = '';
+  const draw = (): void => {
+    process.stderr.write(`\r\x1b[2K${progressLine(done, total, Date.now() - started, file, process.stderr.columns || 80)}`);
+  };
+  // Redraw every second so that the elapsed time moves while one large file is parsed.
+  const timer = setInterval(draw, 1000);
+  timer.unref();
+  draw();
+  return {
+    update: (n, f) => {
+      done = n;
+      file = f === '-' ? 'stdin' : f;
+      draw();
+    },
+    stop: () => {
+      clearInterval(timer);
+      process.stderr.write('\r\x1b[2K');
+    },
+  };
+}
