@@ -95,7 +95,7 @@ describe('module graph of the built cas', () => {
 
   it('cas credits (service unreachable) talks through src/client only', async () => {
     const r = await loaded(['credits', '--api-key', 'k', '--base-url', 'http://127.0.0.1:9'], { CAS_RETRIES: '0' });
-    expect(r.exitCode).toBe(5);
+    expect(r.exitCode).toBe(6);
     expect(r.files.some(under('dist/client'))).toBe(true);
     expect(offending(r.files, SERVICE)).toEqual([]);
   });

@@ -284,7 +284,7 @@ describe('CLI account commands against the real server', () => {
     expect(JSON.parse(r.stdout).remaining).toBe(2);
   });
 
-  it('credits, usage, usage --summary, token create and verify; exit 4 on a bad key, 5 when unreachable', async () => {
+  it('credits, usage, usage --summary, token create and verify; exit 4 on a bad key, 6 when unreachable', async () => {
     const k = await newKey(srv.dataDir, ['--credits', '3']);
     const env = { CAS_API_KEY: k, CAS_BASE_URL: srv.url };
     const c = await cas(['credits', '--json'], { env });
@@ -307,7 +307,7 @@ describe('CLI account commands against the real server', () => {
     expect(none.exitCode).toBe(4);
     expect(none.stderr).toMatch(/no API key/);
     const down = await cas(['credits'], { env: { CAS_API_KEY: k, CAS_BASE_URL: 'http://127.0.0.1:9', CAS_RETRIES: '2', CAS_BACKOFF_MS: '10' } });
-    expect(down.exitCode).toBe(5);
+    expect(down.exitCode).toBe(6);
     expect(down.stderr).toMatch(/unreachable .* after 3 attempts/);
   });
 });

@@ -2,6 +2,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type TableType from 'cli-table3';
 import chalk from 'chalk';
 import type { Result } from './command.js';
 import type { Context } from './context.js';
@@ -77,13 +79,26 @@ function fitWidths(natural: number[], shrinkable: boolean[], floor: number, max:
   return w;
 }
 
+/** cli-table3 (and string-width under it) loads on the first table, not on every start: JSON runs never need it. */
+let tableClass: typeof TableType | undefined;
+function Table(): typeof TableType {
+  tableClass ??= createRequire(import.meta.url)('cli-table3') as typeof TableType;
+  return tableClass;
+}
+
+/** Columns of the given widths drawn by cli-table3, with one rule under the heading and none between rows. */
 function boxed(head: string[], rows: string[][], widths: number[], right: boolean[]): string {
-  const rule = (l: string, m: string, r: string): string => `${l}${widths.map((w) => '─'.repeat(w + 2)).join(m)}${r}`;
-  const line = (cells: string[], bold: boolean): string => `│ ${cells.map((c, i) => {
-    const t = truncate(c, widths[i]);
-    return pad(bold ? chalk.bold(t) : t, widths[i], right[i]);
-  }).join(' │ ')} │`;
-  return [rule('┌', '┬', '┐'), line(head, true), rule('├', '┼', '┤'), ...rows.map((r) => line(r, false)), rule('└', '┴', '┘')].join('\n');
+  const t = new (Table())({
+    head: head.map((h, i) => chalk.bold(truncate(h, widths[i]))),
+    colWidths: widths.map((w) => w + 2),
+    colAligns: right.map((r) => (r ? 'right' : 'left')),
+    wordWrap: false,
+    style: { head: [], border: [], 'padding-left': 1, 'padding-right': 1 },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
+  t.push(...rows.map((r) => r.map((c, i) => truncate(c, widths[i]))));
+  const lines = t.toString().split('\n');
+  return [lines[0], lines[1], `├${widths.map((w) => '─'.repeat(w + 2)).join('┼')}┤`, ...lines.slice(2)].join('\n');
 }
 
 /** Too narrow for columns: one block per row, `label  value` per line. */

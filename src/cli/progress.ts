@@ -1,6 +1,6 @@
 /**
- * A one-line progress display for long runs (`cas parse` on a folder): a bar, the count, the
- * elapsed time and the current file, redrawn in place on stderr. Only on a terminal and without
+ * A one-line progress display for long runs (`cas parse` on a folder): an ora spinner with a bar,
+ * the count, the elapsed time and the current file, redrawn in place on stderr. Only on a terminal and without
  * --quiet; on a pipe or a file it prints nothing at all.
  */
 import type { Context } from './context.js';
@@ -26,13 +26,17 @@ export function progressLine(done: number, total: number, elapsedMs: number, fil
   return truncate(`[${'#'.repeat(filled)}${'-'.repeat(size - filled)}] ${done}/${total} ${clock(elapsedMs)} ${file}`, Math.max(10, width - 1));
 }
 
-export function startProgress(ctx: Context, total: number): Progress {
+export async function startProgress(ctx: Context, total: number): Promise<Progress> {
   if (!ctx.stderrTty || ctx.opts.quiet || total < 2) return SILENT;
+  const ora = (await import('ora')).default;
   const started = Date.now();
   let done = 0;
   let file = '';
+  // ora draws the spinner and the line in place on stderr; stdin is left alone (`cas parse -`).
+  const spinner = ora({ stream: process.stderr, discardStdin: false, isEnabled: true }).start();
   const draw = (): void => {
-    process.stderr.write(`\r\x1b[2K${progressLine(done, total, Date.now() - started, file, process.stderr.columns || 80)}`);
+    spinner.text = progressLine(done, total, Date.now() - started, file, (process.stderr.columns || 80) - 2);
+    spinner.render();
   };
   // Redraw every second so that the elapsed time moves while one large file is parsed.
   const timer = setInterval(draw, 1000);
@@ -46,7 +50,7 @@ export function startProgress(ctx: Context, total: number): Progress {
     },
     stop: () => {
       clearInterval(timer);
-      process.stderr.write('\r\x1b[2K');
+      spinner.stop();
     },
   };
 }

@@ -82,7 +82,7 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
 
   let outcomes: FileOutcome[];
   // Several files on a terminal: a progress line on stderr (count, current file, elapsed); nothing on a pipe.
-  const progress = startProgress(ctx, files.length);
+  const progress = await startProgress(ctx, files.length);
   if (files.length === 1 || jobs === 1) {
     outcomes = [];
     for (const f of files) {
