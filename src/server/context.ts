@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DB } from './db.js';
 import type { KeyRow } from './keys.js';
-import type { ParsePool } from './pool.js';
+import type { ParsePool } from '../core/pool.js';
 import type { FetchLimits } from './fetch-url.js';
 import type { FileStore } from './files.js';
 import type { DepositoryFetchProvider, MailbackProvider, ProviderConfig } from './providers.js';

@@ -1,7 +1,7 @@
 /** Start and stop the service: database, worker pool, HTTP listener, graceful SIGTERM. */
 import path from 'node:path';
 import { openDb } from './db.js';
-import { ParsePool } from './pool.js';
+import { ParsePool } from '../core/pool.js';
 import { buildApp } from './app.js';
 import { FileStore } from './files.js';
 import { makeProviders } from './providers.js';
@@ -66,7 +66,7 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
 
 export async function startServer(config: ServerConfig, log: (m: string) => void): Promise<{ url: string; close: () => Promise<void> }> {
   const db = openDb(config.dbPath);
-  const pool = new ParsePool();
+  const pool = new ParsePool({ warm: true });
   const files = new FileStore(db, config.dataDir);
   const app = await buildApp({ db, pool, config, files, providers: makeProviders(config.providers) });
   await app.listen({ host: config.host, port: config.port });
