@@ -1,75 +1,73 @@
 /**
- * The local parse pipeline the CLI shares: read a file, open it with password candidates,
- * detect and parse; batches on a worker pool sized to the cores.
+ * The CLI's side of the parse core: files and folders in, per-file outcomes out, every file on
+ * the shared worker pool (src/core), so that the limits hold for one file as for a batch.
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
-import { CasError, DocumentError } from '../errors.js';
-import { openPdf, readSource } from '../pdf/open.js';
+// The pool and the error map only: the parse job itself (parsers, PDF engine) loads in the workers.
+import { errorInfo, PASSWORD_HINT, type JobError } from '../core/errors.js';
+import { ParsePool } from '../core/pool.js';
+import type { ParseJob, ParseOutcome, PasswordPlan } from '../core/parse-job.js';
 import type { PdfDocument } from '../pdf/model.js';
-import { detect, parseDocument, type AnyResult, type Detection, type ParseOptions } from '../parsers/index.js';
+import type { AnyResult, Detection, ParseOptions } from '../parsers/index.js';
 
-export interface PasswordPlan {
-  /** Explicit password (flag, file or CAS_PDF_PASSWORD). */
-  explicit?: string;
-  /** Candidates from config (the PAN in capitals). */
-  candidates: string[];
+export { errorInfo, PASSWORD_HINT, type PasswordPlan };
+
+/** Open a PDF in this thread with the password candidates (for --debug-layout, which needs the document model). */
+export async function openWithPasswords(bytes: Uint8Array, plan: PasswordPlan): Promise<PdfDocument> {
+  return (await import('../core/parse-job.js')).openWithPasswords(bytes, plan);
 }
 
+/** One file's outcome as the commands render it (the core outcome, with the file name). */
 export interface FileOutcome {
   file: string;
   ok: boolean;
   result?: AnyResult;
   detection?: Detection;
-  error?: { code: string; message: string; exitCode: number };
+  error?: JobError;
 }
 
-function passwordList(plan: PasswordPlan): (string | undefined)[] {
-  const list: (string | undefined)[] = plan.explicit !== undefined ? [plan.explicit] : [undefined];
-  for (const c of plan.candidates) if (!list.includes(c)) list.push(c);
-  return list;
-}
+type Opts = ParseOptions & { detectOnly?: boolean };
 
-export const PASSWORD_HINT = 'give it with --password-file FILE, CAS_PDF_PASSWORD, --password, or `cas config set pan ABCDE1234F`';
+let shared: ParsePool | undefined;
 
-/** Open with each candidate in turn; the last password error is reported with a hint. */
-export async function openWithPasswords(bytes: Uint8Array, plan: PasswordPlan): Promise<PdfDocument> {
-  let last: unknown;
-  for (const pw of passwordList(plan)) {
-    try {
-      return await openPdf(bytes, { password: pw });
-    } catch (err) {
-      if (err instanceof DocumentError && (err.code === 'PasswordRequired' || err.code === 'IncorrectPassword')) {
-        last = err;
-        continue;
-      }
-      throw err;
-    }
+/** Start the first worker (and its PDF engine) now, while the command is still starting up. */
+function warmUp(): void {
+  try {
+    shared ??= new ParsePool({ size: 1, warm: true });
+  } catch {
+    // Bad limits in the environment: the parse reports them.
   }
-  const tried = passwordList(plan).filter((p) => p !== undefined).length;
-  if (tried && last instanceof DocumentError && last.code === 'IncorrectPassword') {
-    throw new DocumentError('IncorrectPassword', `the password is incorrect for this PDF (${tried} candidate${tried > 1 ? 's' : ''} tried); ${PASSWORD_HINT}`);
+}
+// The commands import this module only to parse (statically, or when they come to it).
+warmUp();
+
+/** The process's pool, grown when more workers are asked for. Idle workers do not keep the process alive. */
+function pool(size: number): ParsePool {
+  if (!shared) shared = new ParsePool({ size });
+  else shared.grow(size);
+  return shared;
+}
+
+function job(file: string, plan: PasswordPlan, opts: Opts, stdinBytes?: Uint8Array): ParseJob {
+  return {
+    ...(file === '-' && stdinBytes ? { bytes: stdinBytes } : { file }),
+    password: plan.explicit,
+    candidates: plan.candidates,
+    type: opts.type,
+    broker: opts.broker,
+    detectOnly: opts.detectOnly,
+  };
+}
+
+export function fileOutcome(file: string, o: ParseOutcome): FileOutcome {
+  if (!o.ok) {
+    const { ok: _ok, ...error } = o;
+    return { file, ok: false, error };
   }
-  throw new DocumentError('PasswordRequired', `the PDF is password-protected; ${PASSWORD_HINT}`);
-}
-
-export async function parseBytes(bytes: Uint8Array, plan: PasswordPlan, opts: ParseOptions): Promise<AnyResult> {
-  const doc = await openWithPasswords(bytes, plan);
-  return parseDocument(doc, opts);
-}
-
-export async function detectBytes(bytes: Uint8Array, plan: PasswordPlan): Promise<Detection> {
-  return detect(await openWithPasswords(bytes, plan));
-}
-
-export function errorInfo(err: unknown): { code: string; message: string; exitCode: number } {
-  if (err instanceof CasError) return { code: err.code, message: err.message, exitCode: err.exitCode };
-  const e = err as NodeJS.ErrnoException;
-  if (e?.code === 'ENOENT') return { code: 'NotFound', message: `no such file: ${e.path ?? ''}`, exitCode: 2 };
-  if (e?.code === 'EACCES') return { code: 'NotReadable', message: `permission denied: ${e.path ?? ''}`, exitCode: 1 };
-  return { code: 'Unexpected', message: String(e?.message ?? err), exitCode: 1 };
+  if (o.data === null) return { file, ok: true, detection: o.detection };
+  return { file, ok: true, result: { data: o.data as AnyResult['data'], warnings: o.warnings, detection: o.detection }, detection: o.detection };
 }
 
 /** Expand folders into the PDFs inside them (sorted); keep files and `-` as given. */
@@ -90,46 +88,29 @@ export async function expandInputs(inputs: string[]): Promise<string[]> {
   return out;
 }
 
-export async function parseOne(file: string, plan: PasswordPlan, opts: ParseOptions & { detectOnly?: boolean }, stdinBytes?: Uint8Array): Promise<FileOutcome> {
+/** Parse one file (or stdin's bytes) on a worker, within the limits. */
+export async function parseOne(file: string, plan: PasswordPlan, opts: Opts, stdinBytes?: Uint8Array): Promise<FileOutcome> {
   try {
-    const bytes = file === '-' && stdinBytes ? stdinBytes : await readSource(file);
-    if (opts.detectOnly) return { file, ok: true, detection: await detectBytes(bytes, plan) };
-    const result = await parseBytes(bytes, plan, opts);
-    return { file, ok: true, result, detection: result.detection };
+    return fileOutcome(file, await pool(1).run(job(file, plan, opts, stdinBytes)));
   } catch (err) {
     return { file, ok: false, error: errorInfo(err) };
   }
 }
 
-/** Parse many files on a pool of worker threads; results come back in input order. */
-export async function parseMany(files: string[], plan: PasswordPlan, opts: ParseOptions & { detectOnly?: boolean }, jobs: number, onDone: (o: FileOutcome, done: number) => void): Promise<FileOutcome[]> {
-  const size = Math.max(1, Math.min(jobs, files.length));
-  const results: FileOutcome[] = new Array(files.length);
-  let next = 0;
+/** Parse many files on `jobs` workers; results come back in input order. */
+export async function parseMany(files: string[], plan: PasswordPlan, opts: Opts, jobs: number, onDone: (o: FileOutcome, done: number) => void): Promise<FileOutcome[]> {
+  let p: ParsePool;
+  try {
+    p = pool(Math.max(1, Math.min(jobs, files.length)));
+  } catch (err) {
+    return files.map((file) => ({ file, ok: false, error: errorInfo(err) }));
+  }
   let done = 0;
-  const workerUrl = new URL('./parse-worker.js', import.meta.url);
-  await Promise.all(Array.from({ length: size }, () => new Promise<void>((resolve) => {
-    const w = new Worker(workerUrl, { workerData: { plan, opts } });
-    const feed = (): void => {
-      if (next >= files.length) {
-        void w.terminate().then(() => resolve());
-        return;
-      }
-      const idx = next++;
-      w.once('message', (o: FileOutcome) => {
-        results[idx] = o;
-        onDone(o, ++done);
-        feed();
-      });
-      w.postMessage({ file: files[idx] });
-    };
-    w.once('error', (err) => {
-      for (let i = 0; i < files.length; i++) if (!results[i]) results[i] = { file: files[i], ok: false, error: errorInfo(err) };
-      resolve();
-    });
-    feed();
-  })));
-  return results;
+  return Promise.all(files.map(async (file) => {
+    const o = fileOutcome(file, await p.run(job(file, plan, opts)));
+    onDone(o, ++done);
+    return o;
+  }));
 }
 
 export function defaultJobs(): number {

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { DB } from './db.js';
 import type { KeyRow } from './store/keys.js';
 import type { Feature } from './billing.js';
-import type { ParsePool } from './pool.js';
+import type { ParsePool } from '../core/pool.js';
 import type { FetchLimits } from './fetch-url.js';
 import type { FileStore } from './files.js';
 import type { DepositoryFetchProvider, MailbackProvider, ProviderConfig } from './providers.js';

@@ -1,7 +1,7 @@
 /** Start and stop the service: database, worker pool, HTTP listener, graceful SIGTERM. */
 import path from 'node:path';
 import { openDb } from './db.js';
-import { ParsePool } from './pool.js';
+import { ParsePool } from '../core/pool.js';
 import { buildApp } from './app.js';
 import { FileStore } from './files.js';
 import { makeProviders } from './providers.js';
@@ -127,7 +127,7 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
   prune();
   const pruner = setInterval(prune, 3_600_000);
   pruner.unref();
-  const pool = new ParsePool();
+  const pool = new ParsePool({ warm: true });
   const files = new FileStore(db, config.dataDir);
   const ctx: App = { db, pool, config, files, providers: makeProviders(config.providers) };
   const app = await buildApp(ctx);

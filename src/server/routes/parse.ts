@@ -68,13 +68,8 @@ export async function parseInput({ pool, config }: App, input: ParseInput, type?
     }
   }
   const out = await pool.run({ bytes: new Uint8Array(bytes), password: input.password, type, broker });
-  if (!out.ok) {
-    // The parse core's one error map names the answer (`httpStatus`, `apiMessage`); the fallback
-    // serves a pool whose outcomes do not carry them yet.
-    const o = out as typeof out & { httpStatus?: number; apiMessage?: string };
-    const msg = out.code === 'PasswordRequired' ? 'the PDF is password-protected: give its password' : out.code === 'IncorrectPassword' ? 'invalid password for this PDF' : out.message;
-    throw new ApiError(o.httpStatus ?? (out.exitCode === 3 ? 400 : 500), o.apiMessage ?? msg);
-  }
+  // The parse core's one error map names the answer (status and message) of every failure.
+  if (!out.ok) throw new ApiError(out.httpStatus, out.apiMessage);
   return out.data;
 }
 

@@ -1,0 +1,91 @@
+/**
+ * One parse job: read -> open (with password candidates) -> detect -> parse -> self-check ->
+ * outcome. The same job runs in-process (`runParseJob`) or on the shared worker pool (pool.ts),
+ * for `cas parse` and for `cas serve` alike. It never throws: every failure is an outcome with a
+ * code from the one error map (errors.ts).
+ */
+import { DocumentError } from '../errors.js';
+import { openPdf, readSource } from '../pdf/open.js';
+import type { PdfDocument } from '../pdf/model.js';
+import { detect, parseDocument, type Detection, type StatementKind } from '../parsers/index.js';
+import type { BrokerType, ParseWarning } from '../schema/index.js';
+import { errorInfo, jobError, PASSWORD_HINT, type JobError } from './errors.js';
+import { parseLimits, type ParseLimits } from './limits.js';
+
+export interface ParseJob {
+  /** The PDF; or `file`, a path the job reads (within the byte limit). */
+  bytes?: Uint8Array;
+  file?: string;
+  /** The password to try first (none: try without one first). */
+  password?: string;
+  /** Further passwords to try in turn (the configured PAN). */
+  candidates?: string[];
+  type?: StatementKind;
+  broker?: BrokerType;
+  /** Stop after detection (the outcome's data is null). */
+  detectOnly?: boolean;
+  /** Limits of this job; unset ones come from the environment and defaults. */
+  limits?: Partial<ParseLimits>;
+}
+
+export type ParseSuccess = { ok: true; data: unknown; warnings: ParseWarning[]; detection: Detection };
+export type ParseFailure = { ok: false } & JobError;
+/** The one outcome of a parse job. */
+export type ParseOutcome = ParseSuccess | ParseFailure;
+
+export interface PasswordPlan {
+  /** Explicit password (flag, file or CAS_PDF_PASSWORD). */
+  explicit?: string;
+  /** Candidates from config (the PAN in capitals). */
+  candidates: string[];
+}
+
+
+function passwordList(plan: PasswordPlan): (string | undefined)[] {
+  const list: (string | undefined)[] = plan.explicit !== undefined ? [plan.explicit] : [undefined];
+  for (const c of plan.candidates) if (!list.includes(c)) list.push(c);
+  return list;
+}
+
+const isPasswordError = (err: unknown): err is DocumentError => err instanceof DocumentError && (err.code === 'PasswordRequired' || err.code === 'IncorrectPassword');
+
+/** Open with each candidate in turn; the last password error is reported with a hint. */
+export async function openWithPasswords(bytes: Uint8Array, plan: PasswordPlan, limits: Partial<ParseLimits> = {}): Promise<PdfDocument> {
+  const l = parseLimits(limits);
+  let last: unknown;
+  for (const pw of passwordList(plan)) {
+    try {
+      return await openPdf(bytes, { password: pw, maxBytes: l.maxBytes, maxPages: l.maxPages, timeoutMs: l.timeoutMs });
+    } catch (err) {
+      if (!isPasswordError(err)) throw err;
+      last = err;
+    }
+  }
+  const tried = passwordList(plan).filter((p) => p !== undefined).length;
+  if (tried && last instanceof DocumentError && last.code === 'IncorrectPassword') {
+    throw new DocumentError('IncorrectPassword', `the password is incorrect for this PDF (${tried} candidate${tried > 1 ? 's' : ''} tried); ${PASSWORD_HINT}`);
+  }
+  throw new DocumentError('PasswordRequired', `the PDF is password-protected; ${PASSWORD_HINT}`);
+}
+
+/** Run one job in this thread. Nothing here can stop a synchronous spin: use the pool for limits. */
+export async function runParseJob(job: ParseJob): Promise<ParseOutcome> {
+  try {
+    const limits = parseLimits(job.limits);
+    const bytes = job.bytes ?? (job.file !== undefined ? await readSource(job.file, limits.maxBytes) : undefined);
+    if (!bytes) return { ok: false, ...jobError('UsageError', 'a parse job needs the PDF bytes or a file') };
+    const doc = await openWithPasswords(bytes, { explicit: job.password, candidates: job.candidates ?? [] }, limits);
+    if (job.detectOnly) return { ok: true, data: null, warnings: [], detection: detect(doc) };
+    const r = parseDocument(doc, { type: job.type, broker: job.broker });
+    return selfCheck({ ok: true, data: r.data, warnings: r.warnings, detection: r.detection });
+  } catch (err) {
+    return { ok: false, ...errorInfo(err) };
+  }
+}
+
+/** The outcome leaves the job as plain data: a parser result that is not an object is a parse failure. */
+function selfCheck(o: ParseSuccess): ParseOutcome {
+  if (!o.data || typeof o.data !== 'object') return { ok: false, ...jobError('ParseFailed', 'the parser returned no statement') };
+  if (!o.detection || typeof o.detection.type !== 'string') return { ok: false, ...jobError('ParseFailed', 'the parser returned no detection') };
+  return o;
+}
