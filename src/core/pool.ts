@@ -35,6 +35,8 @@ interface Task {
   job: ParseJob;
   resolve: (o: ParseOutcome) => void;
   timer?: NodeJS.Timeout;
+  /** Times the whole-process memory check stopped this job without proof it was the one growing. */
+  suspected?: number;
 }
 
 interface Slot {
@@ -178,17 +180,27 @@ export class ParsePool {
     const quiet = busy.filter((s) => now - s.beat > 300).sort((a, b) => a.beat - b.beat);
     const victim = quiet[0] ?? busy.sort((a, b) => b.mem - a.mem)[0];
     this.quietUntil = now + 1000;
-    this.stop(victim, 'ResourceLimit');
+    this.stop(victim, 'ResourceLimit', undefined, true);
   }
 
   /** Stop a worker (or note that it stopped), answer its job, and let a new one take its place. */
-  private stop(slot: Slot, code: 'Timeout' | 'ResourceLimit' | 'WorkerCrashed', detail?: string): void {
+  private stop(slot: Slot, code: 'Timeout' | 'ResourceLimit' | 'WorkerCrashed', detail?: string, suspected = false): void {
     if (slot.dead) return;
     slot.dead = true;
     this.slots = this.slots.filter((s) => s !== slot);
     void slot.w.terminate().catch(() => undefined);
     const t = slot.task;
     slot.task = undefined;
+    // A worker blocked in a synchronous stretch cannot say what it holds, so the whole-process check
+    // may stop a blameless neighbour of the job that is growing. Such a job runs once more (first in
+    // line); stopped on suspicion a second time, it is answered.
+    if (t && suspected && !t.suspected) {
+      clearTimeout(t.timer);
+      t.suspected = 1;
+      this.queue.unshift(t);
+      this.pump();
+      return;
+    }
     if (t) {
       clearTimeout(t.timer);
       if (code === 'Timeout') this.stats.timeouts++;
