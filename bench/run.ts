@@ -34,7 +34,10 @@ async function time<T>(fn: () => Promise<T>, runs: number): Promise<number> {
 async function statement(targetPages: number): Promise<{ pdf: Buffer; pages: number }> {
   let months = 24;
   for (;;) {
-    const pdf = await renderRegistrarDetailed(buildRegistrarStatement({ sipMonths: months, repeat: Math.max(1, Math.round(months / 24)) }), STYLE_A);
+    const pdf = await renderRegistrarDetailed(
+      buildRegistrarStatement({ sipMonths: months, repeat: Math.max(1, Math.round(months / 24)) }),
+      STYLE_A,
+    );
     const doc = await openPdf(new Uint8Array(pdf));
     if (doc.pages.length >= targetPages) return { pdf, pages: doc.pages.length };
     months = Math.ceil(months * Math.max(1.1, Math.sqrt(targetPages / doc.pages.length)));
@@ -55,13 +58,16 @@ function wall(args: string[], runs = 5): number {
 /** Depository statements and a contract note grown to about 20 pages. */
 /** Peak RSS of opening and parsing one file in a fresh process. */
 function peakRss(file: string): { rss_mb: number; transactions: number } {
-  const out = execFileSync('node', ['-e', `
+  const out = execFileSync('node', [
+    '-e',
+    `
     import('${path.join(ROOT, 'dist/pdf/open.js')}').then(async (pdf) => {
       const { parseDocument } = await import('${path.join(ROOT, 'dist/parsers/index.js')}');
       const r = parseDocument(await pdf.openPdf(${JSON.stringify(file)}));
       const n = (r.data.mutual_funds ?? []).flatMap((f) => f.schemes.flatMap((s) => s.transactions)).length;
       console.log(JSON.stringify({ rss_mb: process.resourceUsage().maxRSS / 1024, transactions: n }));
-    });`]).toString();
+    });`,
+  ]).toString();
   return JSON.parse(out) as { rss_mb: number; transactions: number };
 }
 
@@ -89,11 +95,19 @@ async function otherKinds(): Promise<[string, Buffer][]> {
   ];
 }
 
-async function serviceLoad(pdfFile: string): Promise<{ credits: { rps: number; p99: number }; parse: { rps: number; p99: number }; inProcessRps: number }> {
+async function serviceLoad(
+  pdfFile: string,
+): Promise<{ credits: { rps: number; p99: number }; parse: { rps: number; p99: number }; inProcessRps: number }> {
   const autocannon = (await import('autocannon')).default;
   const dataDir = path.join(OUT, 'svc');
   rmSync(dataDir, { recursive: true, force: true });
-  const key = (JSON.parse(execFileSync('node', [BIN, 'serve', 'keys', 'create', '--unlimited', '--data-dir', dataDir, '--json'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString()) as { api_key: string }).api_key;
+  const key = (
+    JSON.parse(
+      execFileSync('node', [BIN, 'serve', 'keys', 'create', '--unlimited', '--data-dir', dataDir, '--json'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).toString(),
+    ) as { api_key: string }
+  ).api_key;
   const proc = spawn('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise<string>((resolve) => {
     let buf = '';
@@ -110,7 +124,12 @@ async function serviceLoad(pdfFile: string): Promise<{ credits: { rps: number; p
     proc.stderr.on('data', onData);
   });
   const run = (opts: Record<string, unknown>): Promise<{ requests: { average: number }; latency: { p99: number }; non2xx: number }> =>
-    new Promise((resolve, reject) => autocannon({ url, method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, ...opts }, (err: Error | null, res: any) => (err ? reject(err) : resolve(res))));
+    new Promise((resolve, reject) =>
+      autocannon(
+        { url, method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, ...opts },
+        (err: Error | null, res: any) => (err ? reject(err) : resolve(res)),
+      ),
+    );
   await run({ url: `${url}/v1/credits`, connections: 10, duration: 2, body: '{}' });
   const c = await run({ url: `${url}/v1/credits`, connections: 10, duration: 5, body: '{}' });
   const body = JSON.stringify({ pdf_file: (await import('node:fs')).readFileSync(pdfFile).toString('base64') });
@@ -149,9 +168,19 @@ async function main(): Promise<void> {
   const raw = median(rawT);
   const full = median(fullT);
   const ratio = full / raw;
-  results.registrar_20p = { pages: s20.pages, raw_ms: raw, parse_ms: full, ratio, ms_per_page: full / s20.pages, pages_per_s: (s20.pages / full) * 1000 };
+  results.registrar_20p = {
+    pages: s20.pages,
+    raw_ms: raw,
+    parse_ms: full,
+    ratio,
+    ms_per_page: full / s20.pages,
+    pages_per_s: (s20.pages / full) * 1000,
+  };
   rows.push(['registrar 20p: raw pdf.js extraction', `${raw.toFixed(1)} ms`]);
-  rows.push(['registrar 20p: open + model + parse', `${full.toFixed(1)} ms (${(full / s20.pages).toFixed(2)} ms/page, ${((s20.pages / full) * 1000).toFixed(0)} pages/s)`]);
+  rows.push([
+    'registrar 20p: open + model + parse',
+    `${full.toFixed(1)} ms (${(full / s20.pages).toFixed(2)} ms/page, ${((s20.pages / full) * 1000).toFixed(0)} pages/s)`,
+  ]);
   rows.push(['registrar 20p: parse / raw ratio (target <= 1.30)', `${ratio.toFixed(2)}x`]);
   const rss20 = peakRss(f20).rss_mb;
   (results.registrar_20p as Record<string, number>).peak_rss_mb = rss20;
@@ -172,8 +201,19 @@ async function main(): Promise<void> {
     const file = path.join(OUT, `${name}-${n}p.pdf`);
     writeFileSync(file, pdf);
     const rssK = peakRss(file).rss_mb;
-    results[`${name}_${n}p`] = { pages: n, raw_ms: median(r), parse_ms: median(p), ratio: ratioK, ms_per_page: median(p) / n, pages_per_s: (n / median(p)) * 1000, peak_rss_mb: rssK };
-    rows.push([`${name} ${n}p: open + model + parse`, `${median(p).toFixed(0)} ms (${(median(p) / n).toFixed(2)} ms/page, ${((n / median(p)) * 1000).toFixed(0)} pages/s), peak RSS ${rssK.toFixed(0)} MB`]);
+    results[`${name}_${n}p`] = {
+      pages: n,
+      raw_ms: median(r),
+      parse_ms: median(p),
+      ratio: ratioK,
+      ms_per_page: median(p) / n,
+      pages_per_s: (n / median(p)) * 1000,
+      peak_rss_mb: rssK,
+    };
+    rows.push([
+      `${name} ${n}p: open + model + parse`,
+      `${median(p).toFixed(0)} ms (${(median(p) / n).toFixed(2)} ms/page, ${((n / median(p)) * 1000).toFixed(0)} pages/s), peak RSS ${rssK.toFixed(0)} MB`,
+    ]);
     rows.push([`${name} ${n}p: parse / raw ratio (target <= 1.30)`, `${ratioK.toFixed(2)}x (raw ${median(r).toFixed(0)} ms)`]);
   }
 
@@ -198,7 +238,14 @@ async function main(): Promise<void> {
   const pool = async (jobs: number): Promise<number> => time(() => core.parseMany(files, { candidates: [] }, {}, jobs, () => undefined), 3);
   const p1 = await pool(1);
   const p2 = await pool(2);
-  const batch40: Record<string, number> = { cli_jobs1_ms: j1, cli_jobs2_ms: j2, cli_speedup: j1 / j2, pool_jobs1_ms: p1, pool_jobs2_ms: p2, pool_speedup: p1 / p2 };
+  const batch40: Record<string, number> = {
+    cli_jobs1_ms: j1,
+    cli_jobs2_ms: j2,
+    cli_speedup: j1 / j2,
+    pool_jobs1_ms: p1,
+    pool_jobs2_ms: p2,
+    pool_speedup: p1 / p2,
+  };
   results.batch_40 = batch40;
   rows.push(['worker pool in-process, 40 files, 1 worker', `${p1.toFixed(0)} ms`]);
   rows.push(['worker pool in-process, 40 files, 2 workers', `${p2.toFixed(0)} ms (${(p1 / p2).toFixed(2)}x)`]);
@@ -216,10 +263,15 @@ async function main(): Promise<void> {
   const pairRuns: number[] = [];
   for (let r = 0; r < 3; r++) {
     const t0 = performance.now();
-    await Promise.all(halves.map((d, h) => new Promise<void>((resolve, reject) => {
-      const c = spawn('node', [BIN, 'parse', d, '--jobs', '1', '--output', path.join(OUT, `half-${h}.ndjson`)], { stdio: 'ignore' });
-      c.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`half ${h} failed`))));
-    })));
+    await Promise.all(
+      halves.map(
+        (d, h) =>
+          new Promise<void>((resolve, reject) => {
+            const c = spawn('node', [BIN, 'parse', d, '--jobs', '1', '--output', path.join(OUT, `half-${h}.ndjson`)], { stdio: 'ignore' });
+            c.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`half ${h} failed`))));
+          }),
+      ),
+    );
     pairRuns.push(performance.now() - t0);
   }
   const pair = median(pairRuns);
@@ -255,7 +307,9 @@ async function main(): Promise<void> {
 
   writeFileSync(path.join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   const w = Math.max(...rows.map((r) => r[0].length));
-  process.stdout.write(`${rows.map((r) => `${r[0].padEnd(w)}  ${r[1]}`).join('\n')}\n\nwrote ${path.relative(ROOT, path.join(OUT, 'results.json'))}\n`);
+  process.stdout.write(
+    `${rows.map((r) => `${r[0].padEnd(w)}  ${r[1]}`).join('\n')}\n\nwrote ${path.relative(ROOT, path.join(OUT, 'results.json'))}\n`,
+  );
 }
 
 main().catch((err) => {

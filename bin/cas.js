@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 // Thin shim: everything lives in dist/cli/main.js (built by `npm run build`).
-import('../dist/cli/main.js').then((m) => m.main(process.argv)).catch((err) => {
-  process.stderr.write(`cas: could not start (${err && err.code === 'ERR_MODULE_NOT_FOUND' ? 'run `npm run build` first' : String(err && err.message)})\n`);
-  process.exitCode = 1;
-});
+import('../dist/cli/main.js')
+  .then((m) => m.main(process.argv))
+  .catch((err) => {
+    process.stderr.write(
+      `cas: could not start (${err && err.code === 'ERR_MODULE_NOT_FOUND' ? 'run `npm run build` first' : String(err && err.message)})\n`,
+    );
+    process.exitCode = 1;
+  });

@@ -12,20 +12,32 @@ const SRC = path.resolve(__dirname, '../src');
 
 /** Rooms and their floors: a room may use rooms on its own floor or below. */
 const FLOOR: Record<string, number> = {
-  schema: 0, formats: 0, shared: 0, 'errors.ts': 0,
+  schema: 0,
+  formats: 0,
+  shared: 0,
+  'errors.ts': 0,
   pdf: 1,
   parsers: 2,
-  gains: 3, core: 3,
-  client: 4, server: 4,
+  gains: 3,
+  core: 3,
+  client: 4,
+  server: 4,
   cli: 5,
 };
 /** The only CLI modules that may load server code: the commands that run or describe the service. */
 const SERVER_FROM_CLI = /^cli\/commands\/(serve|openapi)(\/|\.ts$)/;
 
-interface Edge { from: string; to: string; dynamic: boolean; line: number }
+interface Edge {
+  from: string;
+  to: string;
+  dynamic: boolean;
+  line: number;
+}
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+  );
 }
 
 function edges(): Edge[] {
@@ -36,7 +48,11 @@ function edges(): Edge[] {
     const re = /(^|\n)\s*(import|export)\s+(type\s+)?[^;'"]*?from\s+'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/g;
     for (let m = re.exec(text); m; m = re.exec(text)) {
       const spec = m[4] ?? m[5];
-      const to = path.relative(SRC, path.resolve(path.dirname(f), spec)).split(path.sep).join('/').replace(/\.js$/, '.ts');
+      const to = path
+        .relative(SRC, path.resolve(path.dirname(f), spec))
+        .split(path.sep)
+        .join('/')
+        .replace(/\.js$/, '.ts');
       if (to.startsWith('..')) continue;
       out.push({ from, to, dynamic: Boolean(m[5]), line: text.slice(0, m.index).split('\n').length + (m[1] ? 1 : 0) });
     }

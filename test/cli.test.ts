@@ -101,7 +101,9 @@ describe('cas frame', () => {
     expect(fromFile.stderr).toMatch(/config file/);
     const fromEnv = await cas(['config', 'get', 'base_url', '--effective'], { env: { ...env, CAS_BASE_URL: 'http://env.example:2' } });
     expect(fromEnv.stdout.trim()).toBe('http://env.example:2');
-    const fromFlag = await cas(['--base-url', 'http://flag.example:3', 'config', 'get', 'base_url', '--effective'], { env: { ...env, CAS_BASE_URL: 'http://env.example:2' } });
+    const fromFlag = await cas(['--base-url', 'http://flag.example:3', 'config', 'get', 'base_url', '--effective'], {
+      env: { ...env, CAS_BASE_URL: 'http://env.example:2' },
+    });
     expect(fromFlag.stdout.trim()).toBe('http://flag.example:3');
     expect(fromFlag.stderr).toMatch(/flag/);
   });
@@ -126,7 +128,11 @@ describe('cas frame', () => {
   });
 
   it('completion scripts in completions/ are in sync with the program', async () => {
-    for (const [shell, file] of [['bash', 'cas.bash'], ['zsh', '_cas'], ['fish', 'cas.fish']] as const) {
+    for (const [shell, file] of [
+      ['bash', 'cas.bash'],
+      ['zsh', '_cas'],
+      ['fish', 'cas.fish'],
+    ] as const) {
       const r = await cas(['completion', shell], { stripFinalNewline: false });
       expect(r.exitCode).toBe(0);
       expect(r.stdout).toContain('parse');

@@ -19,7 +19,10 @@ const BROKER_NAMES = [...new Set(BROKERS.flatMap((b) => [b.id, b.realValue, ...b
 /** What bash completes after `cas WORDS...` (the script from `cas completion bash`). */
 async function bashComplete(script: string, words: string[]): Promise<string[]> {
   const line = ['cas', ...words].map((w) => `'${w}'`).join(' ');
-  const r = await execa('bash', ['-c', `${script}\nCOMP_WORDS=(${line}); COMP_CWORD=${words.length}; _cas; printf '%s\\n' "\${COMPREPLY[@]}"`]);
+  const r = await execa('bash', [
+    '-c',
+    `${script}\nCOMP_WORDS=(${line}); COMP_CWORD=${words.length}; _cas; printf '%s\\n' "\${COMPREPLY[@]}"`,
+  ]);
   return r.stdout.split('\n').filter(Boolean);
 }
 
@@ -37,9 +40,14 @@ describe('--type and --broker come from the format registry', () => {
     expect([...option('--type').choices!].sort()).toEqual([...TYPES].sort());
     expect([...option('--broker').choices!].sort()).toEqual([...BROKER_NAMES].sort());
     for (const t of TYPES) expect({ t, id: option('--type').parse!(t.toUpperCase()) }).toEqual({ t, id: resolveFormat(t) ?? 'unresolved' });
-    for (const b of BROKER_NAMES) expect({ b, id: option('--broker').parse!(b.toUpperCase()) }).toEqual({ b, id: resolveBroker(b) ?? 'unresolved' });
+    for (const b of BROKER_NAMES)
+      expect({ b, id: option('--broker').parse!(b.toUpperCase()) }).toEqual({ b, id: resolveBroker(b) ?? 'unresolved' });
     // Through the built CLI: a few names (an id, a real name in capitals, a broker's real value) get past the flags to the file.
-    for (const args of [['--type', 'depository_b'], ['--type', 'KFinTech'], ['--broker', 'Zerodha']]) {
+    for (const args of [
+      ['--type', 'depository_b'],
+      ['--type', 'KFinTech'],
+      ['--broker', 'Zerodha'],
+    ]) {
       const r = await cas(['parse', ...args, '/nonexistent/statement.pdf']);
       expect({ args, err: r.stderr }).toEqual({ args, err: expect.stringMatching(/no such file/) });
     }
@@ -67,9 +75,19 @@ describe('--type and --broker come from the format registry', () => {
     const zsh = (await cas(['completion', 'zsh'])).stdout;
     const fish = (await cas(['completion', 'fish'])).stdout;
     const typeLine = zsh.split('\n').find((l) => l.includes('{-t,--type}') && l.includes(':type:('));
-    expect(typeLine?.match(/:type:\(([^)]*)\)/)?.[1].split(' ').sort()).toEqual([...TYPES].sort());
+    expect(
+      typeLine
+        ?.match(/:type:\(([^)]*)\)/)?.[1]
+        .split(' ')
+        .sort(),
+    ).toEqual([...TYPES].sort());
     const brokerLine = fish.split('\n').find((l) => l.includes("'__fish_seen_subcommand_from parse' -l broker"));
-    expect(brokerLine?.match(/-x -a '([^']*)'/)?.[1].split(' ').sort()).toEqual([...BROKER_NAMES].sort());
+    expect(
+      brokerLine
+        ?.match(/-x -a '([^']*)'/)?.[1]
+        .split(' ')
+        .sort(),
+    ).toEqual([...BROKER_NAMES].sort());
   });
 });
 
@@ -83,7 +101,11 @@ describe('command definitions', () => {
   it('each command has a summary and examples; every leaf (and serve) has a handler, groups have sub-commands', async () => {
     for (const entry of COMMANDS) {
       const spec = await entry.load();
-      expect({ entry: entry.name, spec: spec.name, summary: entry.summary.length > 0 }).toEqual({ entry: entry.name, spec: entry.name, summary: true });
+      expect({ entry: entry.name, spec: spec.name, summary: entry.summary.length > 0 }).toEqual({
+        entry: entry.name,
+        spec: entry.name,
+        summary: true,
+      });
       visit({ ...spec, summary: entry.summary }, []);
     }
     expect(paths.length).toBeGreaterThan(40);
@@ -103,7 +125,11 @@ describe('command definitions', () => {
     };
     for (const entry of COMMANDS) add(await entry.load());
     for (const [spec, load] of HANDLERS) {
-      expect({ name: spec.name, inProgram: specs.has(spec), type: typeof (await load()) }).toEqual({ name: spec.name, inProgram: true, type: 'function' });
+      expect({ name: spec.name, inProgram: specs.has(spec), type: typeof (await load()) }).toEqual({
+        name: spec.name,
+        inProgram: true,
+        type: 'function',
+      });
     }
   });
 
@@ -118,14 +144,32 @@ describe('command definitions', () => {
       const r = await cas([...path, '--help']);
       expect({ path, code: r.exitCode, stderr: r.stderr }).toEqual({ path, code: 0, stderr: '' });
       const lines = r.stdout.split('\n');
-      expect({ path, first: lines[0] }).toEqual({ path, first: expect.stringMatching(new RegExp(`^Usage: cas ${path.join(' ')} \\[options\\]`)) });
+      expect({ path, first: lines[0] }).toEqual({
+        path,
+        first: expect.stringMatching(new RegExp(`^Usage: cas ${path.join(' ')} \\[options\\]`)),
+      });
       const at = (heading: string): number => lines.indexOf(heading);
       const description = r.stdout.replace(/\s+/g, ' ').indexOf(def.summary!.replace(/\s+/g, ' '));
-      expect({ path, description: description > 0 && description < r.stdout.replace(/\s+/g, ' ').indexOf('Options:') }).toEqual({ path, description: true });
+      expect({ path, description: description > 0 && description < r.stdout.replace(/\s+/g, ' ').indexOf('Options:') }).toEqual({
+        path,
+        description: true,
+      });
       const order = [at('Options:'), at('Global options:'), at('Examples:')];
       expect({ path, order, sorted: order.every((n, i) => n > 0 && (i === 0 || n > order[i - 1])) }).toEqual({ path, order, sorted: true });
       const global = lines.slice(at('Global options:'), at('Examples:')).join('\n');
-      for (const flag of ['--json', '--table', '-o, --output <file>', '--api-key <key>', '--api-key-file <file>', '--base-url <url>', '--no-input', '--no-color', '-q, --quiet', '--verbose']) expect({ path, flag, listed: global.includes(flag) }).toEqual({ path, flag, listed: true });
+      for (const flag of [
+        '--json',
+        '--table',
+        '-o, --output <file>',
+        '--api-key <key>',
+        '--api-key-file <file>',
+        '--base-url <url>',
+        '--no-input',
+        '--no-color',
+        '-q, --quiet',
+        '--verbose',
+      ])
+        expect({ path, flag, listed: global.includes(flag) }).toEqual({ path, flag, listed: true });
       expect({ path, version: global.includes('--version') }).toEqual({ path, version: false });
       const examples = lines.slice(at('Examples:') + 1).filter(Boolean);
       expect({ path, examples }).toEqual({ path, examples: def.examples.map((e) => `  $ ${e}`) });
@@ -154,9 +198,18 @@ describe('commands against a real cas serve, through src/client', () => {
     const srv = await serve();
     try {
       const env = { CAS_API_KEY: await newKey(srv.dataDir, ['--credits', '10']), CAS_BASE_URL: srv.url };
-      const created = await cas(['inbound', 'create', '--alias', 'cli-typed', '--source', 'registrar_a', '--source', 'depository_b', '--meta', 'team=ops'], { env });
+      const created = await cas(
+        ['inbound', 'create', '--alias', 'cli-typed', '--source', 'registrar_a', '--source', 'depository_b', '--meta', 'team=ops'],
+        { env },
+      );
       expect(created.exitCode, created.stderr).toBe(0);
-      const e = JSON.parse(created.stdout) as { inbound_email_id: string; email: string; webhook_secret: string; allowed_sources: string[]; metadata: Record<string, string> };
+      const e = JSON.parse(created.stdout) as {
+        inbound_email_id: string;
+        email: string;
+        webhook_secret: string;
+        allowed_sources: string[];
+        metadata: Record<string, string>;
+      };
       expect(e.webhook_secret).toBeTruthy();
       expect(e.allowed_sources.sort()).toEqual(['depository_b', 'registrar_a']);
       expect(e.metadata).toEqual({ team: 'ops' });
@@ -164,7 +217,10 @@ describe('commands against a real cas serve, through src/client', () => {
       const id = e.inbound_email_id;
       const paused = JSON.parse((await cas(['inbound', 'pause', id], { env })).stdout) as { status: string };
       expect(paused.status).toBe('paused');
-      const list = JSON.parse((await cas(['inbound', 'list', '--status', 'paused'], { env })).stdout) as { inbound_emails: { inbound_email_id: string }[]; total: number };
+      const list = JSON.parse((await cas(['inbound', 'list', '--status', 'paused'], { env })).stdout) as {
+        inbound_emails: { inbound_email_id: string }[];
+        total: number;
+      };
       expect(list.inbound_emails.map((x) => x.inbound_email_id)).toEqual([id]);
       expect((JSON.parse((await cas(['inbound', 'resume', id], { env })).stdout) as { status: string }).status).toBe('active');
       expect((JSON.parse((await cas(['inbound', 'get', id], { env })).stdout) as { email: string }).email).toBe(e.email);

@@ -66,8 +66,12 @@ describe('broker override and self-checks', () => {
 
   it('a document that contradicts the given broker is a clear error, not wrong numbers', async () => {
     const doc = await openPdf(fixture('contract_note/broker_b.pdf'), { password: 'ABCPM1234K' });
-    expect(() => parseContractNote(doc, { broker: 'broker_a' })).toThrow(/--broker broker_a was given, but this contract note is from broker_b/);
-    const r = await cas(['parse', '--type', 'contract_note', '--broker', 'broker_c', fixture('contract_note/broker_b.pdf')], { env: { CAS_PDF_PASSWORD: 'ABCPM1234K' } });
+    expect(() => parseContractNote(doc, { broker: 'broker_a' })).toThrow(
+      /--broker broker_a was given, but this contract note is from broker_b/,
+    );
+    const r = await cas(['parse', '--type', 'contract_note', '--broker', 'broker_c', fixture('contract_note/broker_b.pdf')], {
+      env: { CAS_PDF_PASSWORD: 'ABCPM1234K' },
+    });
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe('');
   });
@@ -79,16 +83,20 @@ describe('broker override and self-checks', () => {
 
   it('GST and net-amount mismatches are warnings', async () => {
     const doc = await openPdf(fixture('contract_note/broker_a.pdf'), { password: 'ABCPM1234K' });
-    for (const p of doc.pages) for (const l of p.lines) if (/^IGST/.test(l.pieces[0]?.text ?? '')) {
-      for (const piece of l.pieces.slice(1)) piece.text = '(99.99)';
-      for (const w of l.words.slice(-3)) w.text = '(99.99)';
-    }
+    for (const p of doc.pages)
+      for (const l of p.lines)
+        if (/^IGST/.test(l.pieces[0]?.text ?? '')) {
+          for (const piece of l.pieces.slice(1)) piece.text = '(99.99)';
+          for (const w of l.words.slice(-3)) w.text = '(99.99)';
+        }
     const { warnings } = parseContractNote(doc);
     expect(warnings.map((w) => w.code)).toEqual(['GstMismatch', 'NetMismatch']);
   });
 
   it('cas parse --type contract_note --broker runs it; --no-input without a password exits 3', async () => {
-    const ok = await cas(['parse', '--type', 'contract_note', '--broker', 'broker_a', fixture('contract_note/broker_a.pdf')], { env: { CAS_PDF_PASSWORD: 'ABCPM1234K' } });
+    const ok = await cas(['parse', '--type', 'contract_note', '--broker', 'broker_a', fixture('contract_note/broker_a.pdf')], {
+      env: { CAS_PDF_PASSWORD: 'ABCPM1234K' },
+    });
     expect(ok.exitCode).toBe(0);
     expect(JSON.parse(ok.stdout)).toEqual(expectedJson('expected/contract-note-broker_a.json'));
     const no = await cas(['--no-input', 'parse', '--broker', 'broker_a', fixture('contract_note/broker_a.pdf')]);

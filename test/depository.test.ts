@@ -40,9 +40,34 @@ const VARIANTS: Variant[] = [
   ['no mutual fund folio section', {}, (s) => (s.folios = [])],
   ['no NPS', {}, (s) => (s.nps = [])],
   ['no insurance', {}, (s) => (s.policies = [])],
-  ['no transactions in the period', {}, (s) => s.accounts.forEach((a) => a.holdings.forEach((h) => { h.txns = []; h.open = h.units; }))],
-  ['demat accounts only', {}, (s) => { s.folios = []; s.nps = []; s.policies = []; }],
-  ['a single account with a single holding kind', {}, (s) => { s.accounts = s.accounts.slice(0, 1); s.accounts[0].holdings = s.accounts[0].holdings.filter((h) => h.kind === 'equities'); }],
+  [
+    'no transactions in the period',
+    {},
+    (s) =>
+      s.accounts.forEach((a) =>
+        a.holdings.forEach((h) => {
+          h.txns = [];
+          h.open = h.units;
+        }),
+      ),
+  ],
+  [
+    'demat accounts only',
+    {},
+    (s) => {
+      s.folios = [];
+      s.nps = [];
+      s.policies = [];
+    },
+  ],
+  [
+    'a single account with a single holding kind',
+    {},
+    (s) => {
+      s.accounts = s.accounts.slice(0, 1);
+      s.accounts[0].holdings = s.accounts[0].holdings.filter((h) => h.kind === 'equities');
+    },
+  ],
   ['three joint holders', {}, (s) => s.accounts[1].holders.push({ name: 'KABIR MEHTA', pan: 'CDEPM9012M' })],
   ['no Devanagari overlay on the headings', { devanagari: false }],
   ['Devanagari overlay with page breaks everywhere', { devanagari: true, pageBottom: 300 }],
@@ -90,20 +115,33 @@ describe('depository self-checks', () => {
 type Trait = [string, Partial<LayoutStyle>, Partial<DepChoices>, ((s: DStatement) => void)?];
 const TRAITS: Trait[] = [
   ['the canonical look (cover, id line on page 2, summary on its own page)', {}, {}],
-  ['headers stacked over four lines, names over four lines, numbers on the last line', { headerLines: 4, wrap: 4, numbersOnLastLine: true }, {}],
+  [
+    'headers stacked over four lines, names over four lines, numbers on the last line',
+    { headerLines: 4, wrap: 4, numbersOnLastLine: true },
+    {},
+  ],
   ['one text operator per glyph, Courier, Indian grouping', { runs: 'glyph', font: 'Courier', grouping: 'indian' }, {}],
   ['merged number runs, western grouping, minus signs', { runs: 'merged', grouping: 'western', negatives: 'minus' }, {}],
   ['a side paragraph beside the investor block, no cover', { sideParagraph: true, cover: false }, {}],
   ['header row over a value row for folio details, no colons', { blocks: 'rows', labelColon: 'none' }, {}],
   ['very short pages: accounts and tables continue across pages', { pageBreak: 'tight' }, {}],
   ['left-aligned numbers and jittered columns', { numberAlign: 'left', jitter: 11 }, {}],
-  ['the period as `for the month of`, a PIN line label, stacked NSDL account labels', {}, { monthLine: true, pinLabel: 'PIN:', oneLineAccount: false }],
+  [
+    'the period as `for the month of`, a PIN line label, stacked NSDL account labels',
+    {},
+    { monthLine: true, pinLabel: 'PIN:', oneLineAccount: false },
+  ],
   ['units on a second line, stock symbols under the ISIN', {}, { unitsWrap: true, symbol: 'under-isin' }],
-  ['masked PANs kept as printed', {}, {}, (s) => s.accounts.forEach((a) => a.holders.forEach((h) => (h.pan = `${h.pan.slice(0, 2)}XXXXXX${h.pan.slice(8)}`)))],
+  [
+    'masked PANs kept as printed',
+    {},
+    {},
+    (s) => s.accounts.forEach((a) => a.holders.forEach((h) => (h.pan = `${h.pan.slice(0, 2)}XXXXXX${h.pan.slice(8)}`))),
+  ],
   ['sub-totals and blank rows', { subtotals: true, blankRows: true }, {}],
 ];
 
-describe('depository real-world traits in the issuers\' current layout (pdfkit)', () => {
+describe("depository real-world traits in the issuers' current layout (pdfkit)", () => {
   for (const kind of ['depository_a', 'depository_b'] as const) {
     it.each(TRAITS)(`${kind}: %s`, async (_name, style, choices, change) => {
       const st = buildDepositoryStatement(kind);
@@ -119,15 +157,18 @@ describe('depository real-world traits in the issuers\' current layout (pdfkit)'
 });
 
 describe('canonical depository fixtures look like genuine statements', () => {
-  it.each(['depository_a', 'depository_b'] as const)('%s: page 1 is a cover, the id line and the summary open page 2, accounts start on page 3', async (kind) => {
-    const m = manifest().find((e) => e.kind === kind)!;
-    const doc = await openPdf(fixture(m.path), { password: m.password ?? undefined });
-    const pageText = (n: number): string => doc.pages[n - 1].lines.map((l) => l.text).join('\n');
-    expect(pageText(1)).not.toMatch(/CAS ID|NSDL ID:\s*\d+\s*$/m);
-    expect(pageText(2)).toMatch(kind === 'depository_a' ? /^CAS ID/m : /^NSDL ID/m);
-    expect(pageText(2)).toMatch(/Demat Account[\s\S]*DP I[Dd]/);
-    expect(pageText(3)).toMatch(kind === 'depository_a' ? /DP Name\s*:.*BO ID\s*:/ : /DP ID: \S+ Client ID: \d+/);
-  });
+  it.each(['depository_a', 'depository_b'] as const)(
+    '%s: page 1 is a cover, the id line and the summary open page 2, accounts start on page 3',
+    async (kind) => {
+      const m = manifest().find((e) => e.kind === kind)!;
+      const doc = await openPdf(fixture(m.path), { password: m.password ?? undefined });
+      const pageText = (n: number): string => doc.pages[n - 1].lines.map((l) => l.text).join('\n');
+      expect(pageText(1)).not.toMatch(/CAS ID|NSDL ID:\s*\d+\s*$/m);
+      expect(pageText(2)).toMatch(kind === 'depository_a' ? /^CAS ID/m : /^NSDL ID/m);
+      expect(pageText(2)).toMatch(/Demat Account[\s\S]*DP I[Dd]/);
+      expect(pageText(3)).toMatch(kind === 'depository_a' ? /DP Name\s*:.*BO ID\s*:/ : /DP ID: \S+ Client ID: \d+/);
+    },
+  );
 });
 
 describe('table headers read as word sets', () => {
@@ -137,9 +178,21 @@ describe('table headers read as word sets', () => {
   };
   it('a header stacked over four lines gives one column per label, by overlap', () => {
     const lines = [
-      line(10, [['ISIN', 30], ['No.', 300], ['Market', 380], ['Value', 460]]),
-      line(18, [['of', 300], ['Price', 380], ['in', 460]]),
-      line(26, [['Shares', 300], ['`', 460]]),
+      line(10, [
+        ['ISIN', 30],
+        ['No.', 300],
+        ['Market', 380],
+        ['Value', 460],
+      ]),
+      line(18, [
+        ['of', 300],
+        ['Price', 380],
+        ['in', 460],
+      ]),
+      line(26, [
+        ['Shares', 300],
+        ['`', 460],
+      ]),
       line(34, [['Company', 100]]),
     ];
     const g = readHeader(lines, 0)!;
@@ -147,8 +200,28 @@ describe('table headers read as word sets', () => {
     expect(g.next).toBe(4);
   });
   it('labels drawn so close that they share one text piece are split by the label vocabulary', () => {
-    const g = readHeader([line(10, [['ISIN', 30], ['Security', 80], ['Current Bal Frozen Bal Pledge Bal Pledge Setup Bal', 220], ['Free Bal', 420], ['Value', 520]])], 0)!;
-    expect(g.columns.map((c) => c.label)).toEqual(['ISIN', 'Security', 'Current Bal', 'Frozen Bal', 'Pledge Bal', 'Pledge Setup Bal', 'Free Bal', 'Value']);
+    const g = readHeader(
+      [
+        line(10, [
+          ['ISIN', 30],
+          ['Security', 80],
+          ['Current Bal Frozen Bal Pledge Bal Pledge Setup Bal', 220],
+          ['Free Bal', 420],
+          ['Value', 520],
+        ]),
+      ],
+      0,
+    )!;
+    expect(g.columns.map((c) => c.label)).toEqual([
+      'ISIN',
+      'Security',
+      'Current Bal',
+      'Frozen Bal',
+      'Pledge Bal',
+      'Pledge Setup Bal',
+      'Free Bal',
+      'Value',
+    ]);
     expect(g.columns.filter((c) => c.numeric).map((c) => c.role)).toEqual(['units', 'other', 'other', 'other', 'other', 'value']);
   });
   it('numbers go to numeric columns by order when their count matches, else by overlap from the right', () => {
@@ -157,8 +230,32 @@ describe('table headers read as word sets', () => {
       { label: 'Debit', role: 'debit', numeric: true, x0: 450, x1: 475 },
       { label: 'Balance', role: 'balance', numeric: true, x0: 500, x1: 540 },
     ];
-    expect([...assignNumbers([{ text: '3', x0: 468, x1: 475 }, { text: '351', x0: 525, x1: 540 }], cols)]).toEqual([['balance', '351'], ['debit', '3']]);
-    expect([...assignNumbers([{ text: '1', x0: 10, x1: 15 }, { text: '2', x0: 20, x1: 25 }, { text: '3', x0: 30, x1: 35 }], cols)]).toEqual([['credit', '1'], ['debit', '2'], ['balance', '3']]);
+    expect([
+      ...assignNumbers(
+        [
+          { text: '3', x0: 468, x1: 475 },
+          { text: '351', x0: 525, x1: 540 },
+        ],
+        cols,
+      ),
+    ]).toEqual([
+      ['balance', '351'],
+      ['debit', '3'],
+    ]);
+    expect([
+      ...assignNumbers(
+        [
+          { text: '1', x0: 10, x1: 15 },
+          { text: '2', x0: 20, x1: 25 },
+          { text: '3', x0: 30, x1: 35 },
+        ],
+        cols,
+      ),
+    ]).toEqual([
+      ['credit', '1'],
+      ['debit', '2'],
+      ['balance', '3'],
+    ]);
   });
 });
 
@@ -168,6 +265,8 @@ describe('depository errors name the section and page', () => {
     const s = canonicalStyle();
     const doc = await openPdf(new Uint8Array(await toPdf(cdslDoc(st, s, CANONICAL_CHOICES), s)));
     for (const p of doc.pages) p.lines = p.lines.filter((l) => !/^DP Name|^MUTUAL FUND UNITS/.test(l.text));
-    expect(() => parseDepositoryA(doc)).toThrow(/no demat account \("DP Name : \.\.\. BO ID : \.\.\."\) or mutual fund folio found after the investor block on page 2/);
+    expect(() => parseDepositoryA(doc)).toThrow(
+      /no demat account \("DP Name : \.\.\. BO ID : \.\.\."\) or mutual fund folio found after the investor block on page 2/,
+    );
   });
 });

@@ -9,7 +9,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { tmpDir } from './helpers.js';
 
-export interface Dovecot { port: number; user: string; password: string; dir: string; stop: () => void; log: () => string; mailboxBytes: () => number }
+export interface Dovecot {
+  port: number;
+  user: string;
+  password: string;
+  dir: string;
+  stop: () => void;
+  log: () => string;
+  mailboxBytes: () => number;
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -33,7 +41,8 @@ export async function startDovecot(messages: [Buffer, Date][]): Promise<Dovecot>
   const password = 'app-password-123';
   const root = process.getuid?.() === 0;
   const me = os.userInfo().username;
-  for (const d of ['run', 'state', 'home', `mail/${user}/cur`, `mail/${user}/new`, `mail/${user}/tmp`]) mkdirSync(path.join(dir, d), { recursive: true });
+  for (const d of ['run', 'state', 'home', `mail/${user}/cur`, `mail/${user}/new`, `mail/${user}/tmp`])
+    mkdirSync(path.join(dir, d), { recursive: true });
   messages.forEach(([raw, date], i) => {
     const file = path.join(dir, 'mail', user, 'cur', `${Math.floor(date.getTime() / 1000)}.M${i}P1.cas-test:2,S`);
     writeFileSync(file, raw);
@@ -102,7 +111,10 @@ service anvil {
   }
   const total = messages.reduce((s, [raw]) => s + raw.length, 0);
   return {
-    port, user, password, dir,
+    port,
+    user,
+    password,
+    dir,
     stop: () => {
       spawnSync('dovecot', ['-c', path.join(dir, 'dovecot.conf'), 'stop']);
     },

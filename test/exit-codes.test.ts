@@ -65,7 +65,11 @@ describe('exit codes', () => {
   });
 
   it('2: an unknown flag, a bad flag value', async () => {
-    expectFailure(await cas(['parse', '--no-such-flag', fixture('registrar/cams-detailed-plain.pdf')]), ExitCode.USAGE, /unknown option '--no-such-flag'/);
+    expectFailure(
+      await cas(['parse', '--no-such-flag', fixture('registrar/cams-detailed-plain.pdf')]),
+      ExitCode.USAGE,
+      /unknown option '--no-such-flag'/,
+    );
     expectFailure(await cas(['parse', '--csv', 'lots', fixture('registrar/cams-detailed-plain.pdf')]), ExitCode.USAGE, /--csv/);
   });
 
@@ -99,8 +103,16 @@ describe('exit codes', () => {
     const ok = await cas(['credits', '--json', '--api-key-file', file], { env: { CAS_BASE_URL: srv.url } });
     expect(ok.exitCode, ok.stderr).toBe(ExitCode.OK);
     expect(JSON.parse(ok.stdout)).toHaveProperty('remaining');
-    expectFailure(await cas(['credits', '--api-key-file', `${file}.missing`], { env: { CAS_BASE_URL: srv.url } }), ExitCode.NOT_FOUND, /no such file: .*key\.missing/);
-    expectFailure(await cas(['credits', '--api-key-file', file, '--api-key', key], { env: { CAS_BASE_URL: srv.url } }), ExitCode.USAGE, /not both/);
+    expectFailure(
+      await cas(['credits', '--api-key-file', `${file}.missing`], { env: { CAS_BASE_URL: srv.url } }),
+      ExitCode.NOT_FOUND,
+      /no such file: .*key\.missing/,
+    );
+    expectFailure(
+      await cas(['credits', '--api-key-file', file, '--api-key', key], { env: { CAS_BASE_URL: srv.url } }),
+      ExitCode.USAGE,
+      /not both/,
+    );
   });
 
   it('5: the service fails (HTTP 500 after the retries)', async () => {
@@ -112,8 +124,16 @@ describe('exit codes', () => {
 
   it('6: nothing listens at the base URL (connection refused, after the retries); a host name that does not resolve', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
-    expectFailure(await cas(['credits'], { env: { CAS_BASE_URL: url, CAS_API_KEY: key, CAS_RETRIES: '1', CAS_BACKOFF_MS: '10' } }), ExitCode.NETWORK, /unreachable \(connection refused\) after 2 attempts/);
-    expectFailure(await cas(['credits'], { env: { CAS_BASE_URL: 'http://cas.invalid', CAS_API_KEY: key, CAS_RETRIES: '0' } }), ExitCode.NETWORK, /unreachable \(host name not found\)/);
+    expectFailure(
+      await cas(['credits'], { env: { CAS_BASE_URL: url, CAS_API_KEY: key, CAS_RETRIES: '1', CAS_BACKOFF_MS: '10' } }),
+      ExitCode.NETWORK,
+      /unreachable \(connection refused\) after 2 attempts/,
+    );
+    expectFailure(
+      await cas(['credits'], { env: { CAS_BASE_URL: 'http://cas.invalid', CAS_API_KEY: key, CAS_RETRIES: '0' } }),
+      ExitCode.NETWORK,
+      /unreachable \(host name not found\)/,
+    );
   });
 
   it('7: a feature the service is not configured for (503) prints the service message naming the setting', async () => {
@@ -128,7 +148,11 @@ describe('exit codes', () => {
     const mixed = await cas(['parse', '--jobs', '1', '/nonexistent/statement.pdf', fixture('registrar/cams-detailed-plain.pdf')]);
     expect(mixed.exitCode).toBe(ExitCode.NOT_FOUND);
     expect(mixed.stderr).toMatch(/1 of 2 files parsed; failed: \/nonexistent\/statement.pdf \(NotFound\)/);
-    expectFailure(await cas(['parse', '--password-file', '/nonexistent/pw.txt', fixture('registrar/cams-detailed-plain.pdf')]), ExitCode.NOT_FOUND, /no such file: \/nonexistent\/pw.txt/);
+    expectFailure(
+      await cas(['parse', '--password-file', '/nonexistent/pw.txt', fixture('registrar/cams-detailed-plain.pdf')]),
+      ExitCode.NOT_FOUND,
+      /no such file: \/nonexistent\/pw.txt/,
+    );
     expectFailure(await cas(['inbound', 'get', 'ie_doesnotexist'], { env: env() }), ExitCode.NOT_FOUND, /./);
   });
 });

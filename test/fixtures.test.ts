@@ -16,7 +16,8 @@ describe('fixture factory', () => {
     const out = tmpDir('cas-fixtures-');
     // qpdf salts R6 files at random: the generator keeps an R6 file whose source hash still matches.
     mkdirSync(path.join(out, 'encrypted'), { recursive: true });
-    for (const f of ['encrypted/cams-detailed-aes-256-r6.pdf', 'encrypted/cams-detailed-aes-256-r6.pdf.source-sha256']) copyFileSync(path.join(FIXTURES, f), path.join(out, f));
+    for (const f of ['encrypted/cams-detailed-aes-256-r6.pdf', 'encrypted/cams-detailed-aes-256-r6.pdf.source-sha256'])
+      copyFileSync(path.join(FIXTURES, f), path.join(out, f));
     const r = await execa('npx', ['tsx', 'test/fixtures/generate.ts'], { cwd: ROOT, env: { FIXTURES_OUT: out }, reject: false });
     expect(r.exitCode, r.stderr).toBe(0);
     const committed = walk(FIXTURES).sort();
@@ -26,7 +27,9 @@ describe('fixture factory', () => {
 
   it('the manifest lists every fixture with kind, password, expected and traits', () => {
     const m = manifest();
-    const pdfs = walk(FIXTURES).filter((f) => f.endsWith('.pdf')).sort();
+    const pdfs = walk(FIXTURES)
+      .filter((f) => f.endsWith('.pdf'))
+      .sort();
     expect(m.map((e) => e.path).sort()).toEqual(pdfs);
     for (const e of m) {
       expect(['depository_a', 'depository_b', 'registrar', 'contract_note', 'bad']).toContain(e.kind);

@@ -15,7 +15,12 @@ describe('fuzz', () => {
     expect(s.problems).toEqual([]);
     expect(s.library + s.cli).toBeGreaterThanOrEqual(3000);
     expect(s.sources).toBeGreaterThanOrEqual(15);
-    expect({ hangs: s.hangs, crashes: s.crashes, unhandledRejections: s.unhandledRejections, unexpected: s.unexpected }).toEqual({ hangs: 0, crashes: 0, unhandledRejections: 0, unexpected: 0 });
+    expect({ hangs: s.hangs, crashes: s.crashes, unhandledRejections: s.unhandledRejections, unexpected: s.unexpected }).toEqual({
+      hangs: 0,
+      crashes: 0,
+      unhandledRejections: 0,
+      unexpected: 0,
+    });
     for (const code of Object.keys(s.outcomes)) if (code !== 'ok') expect(ERROR_MAP, code).toHaveProperty(code);
     // The mutants reach every kind of answer, not only one failure.
     expect(s.outcomes.ok).toBeGreaterThan(100);

@@ -15,11 +15,24 @@ const entry = manifest().find((m) => m.path === 'registrar/cams-detailed.pdf')!;
 
 function project(r: GainRow): ExpectedGainRow {
   return {
-    fy: r.fy, folio: r.folio, isin: r.isin ?? '', units: r.units, acquisition_date: r.acquisition_date, cost: r.cost,
-    transfer_date: r.transfer_date, transfer_value: r.transfer_value, gain: r.gain, term: r.term, tax_class: r.tax_class, flags: [...r.flags].sort(),
+    fy: r.fy,
+    folio: r.folio,
+    isin: r.isin ?? '',
+    units: r.units,
+    acquisition_date: r.acquisition_date,
+    cost: r.cost,
+    transfer_date: r.transfer_date,
+    transfer_value: r.transfer_value,
+    gain: r.gain,
+    term: r.term,
+    tax_class: r.tax_class,
+    flags: [...r.flags].sort(),
   };
 }
-const order = (a: ExpectedGainRow, b: ExpectedGainRow): number => `${a.folio}|${a.isin}|${a.transfer_date}|${a.acquisition_date}`.localeCompare(`${b.folio}|${b.isin}|${b.transfer_date}|${b.acquisition_date}`);
+const order = (a: ExpectedGainRow, b: ExpectedGainRow): number =>
+  `${a.folio}|${a.isin}|${a.transfer_date}|${a.acquisition_date}`.localeCompare(
+    `${b.folio}|${b.isin}|${b.transfer_date}|${b.acquisition_date}`,
+  );
 
 describe('cas gains on the long registrar fixture', () => {
   const expected = expectedGains(buildRegistrarStatement());
@@ -37,11 +50,15 @@ describe('cas gains on the long registrar fixture', () => {
     const r = await cas(['gains', fixture(entry.path), '--password', entry.password!, '--format', 'json']);
     expect(r.exitCode, r.stderr).toBe(0);
     const report = GainsReport.parse(JSON.parse(r.stdout));
-    const got = report.years.flatMap((y) => y.schemes.flatMap((s) => s.rows)).map(project).sort(order);
+    const got = report.years
+      .flatMap((y) => y.schemes.flatMap((s) => s.rows))
+      .map(project)
+      .sort(order);
     expect(got).toEqual([...expected.rows].sort(order));
     const totals = report.years.flatMap((y) => y.totals.map((t) => ({ fy: y.fy, ...t })));
-    expect(totals.sort((a, b) => `${a.fy}${a.asset_class}`.localeCompare(`${b.fy}${b.asset_class}`)))
-      .toEqual([...expected.totals].sort((a, b) => `${a.fy}${a.asset_class}`.localeCompare(`${b.fy}${b.asset_class}`)));
+    expect(totals.sort((a, b) => `${a.fy}${a.asset_class}`.localeCompare(`${b.fy}${b.asset_class}`))).toEqual(
+      [...expected.totals].sort((a, b) => `${a.fy}${a.asset_class}`.localeCompare(`${b.fy}${b.asset_class}`)),
+    );
     // Opening balances are reported, never guessed.
     expect(r.stderr).toMatch(/opening balance/);
   });
@@ -53,12 +70,17 @@ describe('cas gains on the long registrar fixture', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const a = readFileSync(out, 'utf8').trim().split('\n');
     const b = readFileSync(path.join(dir, '112a-other.csv'), 'utf8').trim().split('\n');
-    const ltcg = expected.rows.filter((x) => x.fy === '2025-26' && x.tax_class.startsWith('equity_ltcg') && x.gain !== null && !x.flags.includes('merger'));
+    const ltcg = expected.rows.filter(
+      (x) => x.fy === '2025-26' && x.tax_class.startsWith('equity_ltcg') && x.gain !== null && !x.flags.includes('merger'),
+    );
     expect(a[0]).toMatch(/^Share\/Unit acquired\(1a\),Share\/Unit transferred\(1b\),ISIN Code\(2\)/);
     expect(a.length - 1).toBe(ltcg.length);
     expect(b.length - 1).toBe(expected.rows.filter((x) => x.fy === '2025-26').length - ltcg.length);
     // Column 14 (balance) of each 112A line is the gain of one expected row.
-    const balances = a.slice(1).map((l) => Number(l.split(',').at(-1))).sort();
+    const balances = a
+      .slice(1)
+      .map((l) => Number(l.split(',').at(-1)))
+      .sort();
     expect(balances).toEqual(ltcg.map((x) => x.gain!).sort());
   });
 

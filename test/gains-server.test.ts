@@ -38,7 +38,10 @@ describe('POST /v4/smart/gains', () => {
     expect(r.body.years.map((y: { fy: string }) => y.fy)).toEqual(['2024-25']);
     const badFy = await post(srv.url, '/v4/smart/gains', { key, json: { pdf_file: pdf, password: entry.password, fy: 'soon' } });
     expect(badFy).toMatchObject({ status: 400, body: { status: 'failed', msg: expect.stringMatching(/2025-26/) } });
-    const badTypes = await post(srv.url, '/v4/smart/gains', { key, json: { pdf_file: pdf, password: entry.password, scheme_types: 'INF179K01UT0,stocks' } });
+    const badTypes = await post(srv.url, '/v4/smart/gains', {
+      key,
+      json: { pdf_file: pdf, password: entry.password, scheme_types: 'INF179K01UT0,stocks' },
+    });
     expect(badTypes.status).toBe(400);
     const badPw = await post(srv.url, '/v4/smart/gains', { key, json: { pdf_file: pdf, password: 'nope' } });
     expect(badPw.status).toBe(400);
@@ -54,7 +57,10 @@ describe('POST /v4/smart/gains', () => {
   });
 
   it('is documented in /openapi.json with the GainsReport schema', async () => {
-    const doc = (await (await fetch(`${srv.url}/openapi.json`)).json()) as { paths: Record<string, { post?: { operationId: string } }>; components: { schemas: Record<string, unknown> } };
+    const doc = (await (await fetch(`${srv.url}/openapi.json`)).json()) as {
+      paths: Record<string, { post?: { operationId: string } }>;
+      components: { schemas: Record<string, unknown> };
+    };
     expect(doc.paths['/v4/smart/gains'].post?.operationId).toBe('smartGains');
     expect(doc.components.schemas.GainsReport).toMatchObject({ type: 'object', required: expect.arrayContaining(['years', 'issues']) });
   });

@@ -20,7 +20,8 @@ export function tmpDir(prefix = 'cas-test-'): string {
  */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CAS_') && k !== 'FORCE_COLOR' && k !== 'NO_COLOR' && k !== 'CI') env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('CAS_') && k !== 'FORCE_COLOR' && k !== 'NO_COLOR' && k !== 'CI') env[k] = v;
   return { ...env, CAS_CONFIG_DIR: tmpDir('cas-config-'), ...extra };
 }
 
@@ -31,7 +32,14 @@ export interface RunResult {
 }
 
 export async function cas(args: string[], opts: Options & { env?: Record<string, string | undefined> } = {}): Promise<RunResult> {
-  const r = await execa('node', [BIN, ...args], { reject: false, extendEnv: false, env: cleanEnv(), stdin: 'ignore', ...opts, ...(opts.env ? { env: { ...cleanEnv(), ...opts.env } } : {}) });
+  const r = await execa('node', [BIN, ...args], {
+    reject: false,
+    extendEnv: false,
+    env: cleanEnv(),
+    stdin: 'ignore',
+    ...opts,
+    ...(opts.env ? { env: { ...cleanEnv(), ...opts.env } } : {}),
+  });
   return { exitCode: r.exitCode ?? 1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
 }
 

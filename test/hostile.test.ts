@@ -77,7 +77,11 @@ describe('hostile PDFs through cas parse', () => {
     const r = await cas(['parse', path.join(dir, 'batch'), '--jobs', '2', '--json'], { env: LIMITS, timeout: 120_000 });
     expect(r.exitCode).toBe(3);
     expect(Date.now() - t0).toBeLessThan(60_000);
-    const docs = r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { investor?: unknown });
+    const docs = r.stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { investor?: unknown });
     expect(docs).toHaveLength(1);
     expect(docs[0].investor).toBeTruthy();
     const summary = r.stderr.trim().split('\n').at(-1)!;
@@ -109,7 +113,8 @@ describe('hostile PDFs through cas serve', () => {
     await srv?.stop();
   });
   const credits = async (): Promise<number> => (await post(srv.url, '/v1/credits', { key })).body.remaining as number;
-  const parse = (pdf: Buffer): ReturnType<typeof post> => post(srv.url, '/v4/smart/parse', { key, json: { pdf_file: pdf.toString('base64') } });
+  const parse = (pdf: Buffer): ReturnType<typeof post> =>
+    post(srv.url, '/v4/smart/parse', { key, json: { pdf_file: pdf.toString('base64') } });
 
   it('each hostile request is answered with the error shape, refunded, and the next valid one parses', async () => {
     const valid = readFileSync(fixture('registrar/cams-detailed-plain.pdf'));

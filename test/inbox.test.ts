@@ -24,7 +24,18 @@ let key: string;
 
 beforeAll(async () => {
   const msgs: [Buffer, Date][] = [];
-  const statement = async (from: string, date: string, file: string, content: Buffer | string, contentType = 'application/pdf') => msgs.push([await raw({ from, to: 'investor@example.in', subject: 'Consolidated Account Statement', date: D(date), text: 'Please find your statement attached.', attachments: [{ filename: file, content, contentType }] }), D(date)]);
+  const statement = async (from: string, date: string, file: string, content: Buffer | string, contentType = 'application/pdf') =>
+    msgs.push([
+      await raw({
+        from,
+        to: 'investor@example.in',
+        subject: 'Consolidated Account Statement',
+        date: D(date),
+        text: 'Please find your statement attached.',
+        attachments: [{ filename: file, content, contentType }],
+      }),
+      D(date),
+    ]);
   await statement('CAMS <donotreply@camsonline.com>', '2026-03-10', 'CAS_10032026.pdf', PDF.registrar_a);
   await statement('KFintech <samfS@kfintech.com>', '2026-03-12', 'KFIN_CAS.pdf', PDF.registrar_b);
   await statement('CDSL <eCAS@cdslstatement.com>', '2026-03-15', 'MAR2026_AA07602549_TXN.pdf', PDF.depository_a);
@@ -32,7 +43,12 @@ beforeAll(async () => {
   await statement('CAMS <donotreply@camsonline.com>', '2025-12-01', 'OLD.pdf', PDF.registrar_a);
   await statement('CAMS <donotreply@camsonline.com>', '2026-03-11', 'readme.txt', 'not a pdf', 'text/plain');
   await statement('Fake <donotreply@camsonline.com.evil.example>', '2026-03-13', 'phish.pdf', PDF.registrar_a);
-  const filler = await raw({ from: 'News <news@shop.example>', to: 'investor@example.in', subject: 'Weekly offers', text: 'x'.repeat(4000) });
+  const filler = await raw({
+    from: 'News <news@shop.example>',
+    to: 'investor@example.in',
+    subject: 'Weekly offers',
+    text: 'x'.repeat(4000),
+  });
   for (let i = 0; i < 1000; i++) msgs.push([filler, D(`2026-03-${String(1 + (i % 28)).padStart(2, '0')}`)]);
   imap = await startDovecot(msgs);
   srv = await serve();
@@ -43,7 +59,11 @@ afterAll(async () => {
   imap?.stop();
 });
 
-const connectImap = (k = key, password = imap.password) => post(srv.url, '/v4/inbox/connect', { key: k, json: { provider: 'imap', imap: { host: '127.0.0.1', port: imap.port, tls: false, user: imap.user, password } } });
+const connectImap = (k = key, password = imap.password) =>
+  post(srv.url, '/v4/inbox/connect', {
+    key: k,
+    json: { provider: 'imap', imap: { host: '127.0.0.1', port: imap.port, tls: false, user: imap.user, password } },
+  });
 
 describe('IMAP connector against a real Dovecot server', () => {
   it('finds the four senders in range, skips other dates, non-PDF parts and look-alikes, and lets the server search', async () => {
@@ -54,17 +74,30 @@ describe('IMAP connector against a real Dovecot server', () => {
     expect(c.body.inbox_token).not.toContain(imap.password);
     const st = await post(srv.url, '/v4/inbox/status', { key, json: {}, headers: { 'x-inbox-token': t } });
     expect(st.body).toEqual({ status: 'success', connected: true, provider: 'imap', email: imap.user });
-    const r = await post(srv.url, '/v4/inbox/cas', { key, json: { start_date: '2026-03-01', end_date: '2026-03-31' }, headers: { 'x-inbox-token': t } });
+    const r = await post(srv.url, '/v4/inbox/cas', {
+      key,
+      json: { start_date: '2026-03-01', end_date: '2026-03-31' },
+      headers: { 'x-inbox-token': t },
+    });
     expect(r.status).toBe(200);
     expect(InboxSearchResponse.safeParse(r.body).success).toBe(true);
     expect(r.body.count).toBe(4);
-    expect(r.body.files.map((f: { cas_type: string }) => f.cas_type).sort()).toEqual(['depository_a', 'depository_b', 'registrar_a', 'registrar_b']);
+    expect(r.body.files.map((f: { cas_type: string }) => f.cas_type).sort()).toEqual([
+      'depository_a',
+      'depository_b',
+      'registrar_a',
+      'registrar_b',
+    ]);
     for (const f of r.body.files) {
       expect(f.expires_in).toBe(86400);
       expect(Buffer.from(await (await fetch(f.url)).arrayBuffer()).equals(PDF[f.cas_type as keyof typeof PDF])).toBe(true);
     }
     expect(r.headers.get('x-credits-used')).toBe('0.2');
-    const only = await post(srv.url, '/v4/inbox/cas', { key, json: { start_date: '2025-11-01', end_date: '2026-03-31', cas_types: ['registrar_a'] }, headers: { 'x-inbox-token': t } });
+    const only = await post(srv.url, '/v4/inbox/cas', {
+      key,
+      json: { start_date: '2025-11-01', end_date: '2026-03-31', cas_types: ['registrar_a'] },
+      headers: { 'x-inbox-token': t },
+    });
     expect(only.body.files.map((f: { original_filename: string }) => f.original_filename).sort()).toEqual(['CAS_10032026.pdf', 'OLD.pdf']);
     // The server searched: what Dovecot sent is a small part of a mailbox of 1,000+ messages.
     const out = [...imap.log().matchAll(/Logged out in=\d+ out=(\d+)/g)].map((m) => Number(m[1]));
@@ -93,7 +126,25 @@ describe('connect -> status -> cas -> disconnect -> cas through the CLI', () => 
     const env = { ...cleanEnv(), CAS_API_KEY: k, CAS_BASE_URL: srv.url, CAS_PDF_PASSWORD: 'ABCPM1234K' };
     const dir = tmpDir();
     writeFileSync(path.join(dir, 'pw'), imap.password);
-    const c = await cas(['inbox', 'connect', '--provider', 'imap', '--host', '127.0.0.1', '--port', String(imap.port), '--no-tls', '--user', imap.user, '--password-file', path.join(dir, 'pw'), '--json'], { env });
+    const c = await cas(
+      [
+        'inbox',
+        'connect',
+        '--provider',
+        'imap',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(imap.port),
+        '--no-tls',
+        '--user',
+        imap.user,
+        '--password-file',
+        path.join(dir, 'pw'),
+        '--json',
+      ],
+      { env },
+    );
     expect(c.exitCode, c.stderr).toBe(0);
     expect(JSON.parse(c.stdout)).toEqual({ connected: true, provider: 'imap', email: imap.user });
     expect(c.stdout + c.stderr).not.toMatch(/itk_/);
@@ -112,7 +163,11 @@ describe('connect -> status -> cas -> disconnect -> cas through the CLI', () => 
     expect(again.stderr).toMatch(/revoked.*run `cas inbox connect` again/);
     const logs = await post(srv.url, '/v1/usage', { key: k, json: {} });
     const searches = logs.body.logs.filter((e: { feature: string }) => e.feature === 'inbox_search');
-    expect(searches.map((e: { status_code: number; credits: number }) => [e.status_code, e.credits]).sort()).toEqual([[200, 0.2], [200, 0.2], [401, 0.2]]);
+    expect(searches.map((e: { status_code: number; credits: number }) => [e.status_code, e.credits]).sort()).toEqual([
+      [200, 0.2],
+      [200, 0.2],
+      [401, 0.2],
+    ]);
   });
 });
 
@@ -122,7 +177,23 @@ describe('Gmail connector on recorded API responses', () => {
   const state = { revoked: false, expired: false, shortLived: false, calls: [] as string[], grants: [] as string[] };
   beforeAll(async () => {
     const b64 = (b: Buffer): string => b.toString('base64url');
-    const message = (id: string, from: string, pdfName: string, attId: string, date: string) => ({ id, threadId: id, internalDate: String(Date.parse(`${date}T10:00:00Z`)), payload: { mimeType: 'multipart/mixed', headers: [{ name: 'From', value: from }, { name: 'Subject', value: 'CAS' }, { name: 'Message-ID', value: `<${id}@mail.example>` }], parts: [{ partId: '0', mimeType: 'text/plain', filename: '', body: { size: 10, data: b64(Buffer.from('statement')) } }, { partId: '1', mimeType: 'application/pdf', filename: pdfName, body: { size: 1000, attachmentId: attId } }] } });
+    const message = (id: string, from: string, pdfName: string, attId: string, date: string) => ({
+      id,
+      threadId: id,
+      internalDate: String(Date.parse(`${date}T10:00:00Z`)),
+      payload: {
+        mimeType: 'multipart/mixed',
+        headers: [
+          { name: 'From', value: from },
+          { name: 'Subject', value: 'CAS' },
+          { name: 'Message-ID', value: `<${id}@mail.example>` },
+        ],
+        parts: [
+          { partId: '0', mimeType: 'text/plain', filename: '', body: { size: 10, data: b64(Buffer.from('statement')) } },
+          { partId: '1', mimeType: 'application/pdf', filename: pdfName, body: { size: 1000, attachmentId: attId } },
+        ],
+      },
+    });
     const recorded: Record<string, unknown> = {
       m1: message('m1', 'CAMS <donotreply@camsonline.com>', 'CAS.pdf', 'a1', '2026-03-10'),
       m2: message('m2', 'NSDL <NSDL-CAS@nsdl.co.in>', 'NSDL.pdf', 'a2', '2026-03-20'),
@@ -147,18 +218,48 @@ describe('Gmail connector on recorded API responses', () => {
         if (u.pathname === '/token') {
           const p = new URLSearchParams(body);
           state.grants.push(String(p.get('grant_type')));
-          if (p.get('grant_type') === 'authorization_code') return p.get('code_verifier') ? json(200, { access_token: 'ya29.recorded', refresh_token: '1//r', expires_in: state.shortLived ? 30 : 3599, token_type: 'Bearer', scope: 'https://www.googleapis.com/auth/gmail.readonly' }) : json(400, { error: 'invalid_request' });
+          if (p.get('grant_type') === 'authorization_code')
+            return p.get('code_verifier')
+              ? json(200, {
+                  access_token: 'ya29.recorded',
+                  refresh_token: '1//r',
+                  expires_in: state.shortLived ? 30 : 3599,
+                  token_type: 'Bearer',
+                  scope: 'https://www.googleapis.com/auth/gmail.readonly',
+                })
+              : json(400, { error: 'invalid_request' });
           // Google's answers to a refresh: a new access token (no new refresh token), or invalid_grant once revoked.
-          if (p.get('grant_type') === 'refresh_token' && p.get('client_id') === 'cid') return !state.revoked && p.get('refresh_token') === '1//r' ? json(200, { access_token: 'ya29.refreshed', expires_in: 3599, token_type: 'Bearer', scope: 'https://www.googleapis.com/auth/gmail.readonly' }) : json(400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
+          if (p.get('grant_type') === 'refresh_token' && p.get('client_id') === 'cid')
+            return !state.revoked && p.get('refresh_token') === '1//r'
+              ? json(200, {
+                  access_token: 'ya29.refreshed',
+                  expires_in: 3599,
+                  token_type: 'Bearer',
+                  scope: 'https://www.googleapis.com/auth/gmail.readonly',
+                })
+              : json(400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
           return json(400, { error: 'unsupported_grant_type' });
         }
         if (u.pathname === '/revoke') return json(200, {});
         const accepted = state.expired ? ['Bearer ya29.refreshed'] : ['Bearer ya29.recorded', 'Bearer ya29.refreshed'];
-        if (state.revoked || !accepted.includes(String(req.headers.authorization))) return json(401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
-        if (u.pathname === '/gmail/v1/users/me/profile') return json(200, { emailAddress: 'aarav@gmail.example', messagesTotal: 1234, threadsTotal: 1000, historyId: '1' });
+        if (state.revoked || !accepted.includes(String(req.headers.authorization)))
+          return json(401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
+        if (u.pathname === '/gmail/v1/users/me/profile')
+          return json(200, { emailAddress: 'aarav@gmail.example', messagesTotal: 1234, threadsTotal: 1000, historyId: '1' });
         if (u.pathname === '/gmail/v1/users/me/messages') {
-          expect(u.searchParams.get('q')).toMatch(/^from:\(.*donotreply@camsonline\.com.*\) has:attachment filename:pdf after:\d+ before:\d+$/);
-          return u.searchParams.get('pageToken') === 'p2' ? json(200, { messages: [{ id: 'm3', threadId: 'm3' }], resultSizeEstimate: 1 }) : json(200, { messages: [{ id: 'm1', threadId: 'm1' }, { id: 'm2', threadId: 'm2' }], nextPageToken: 'p2', resultSizeEstimate: 3 });
+          expect(u.searchParams.get('q')).toMatch(
+            /^from:\(.*donotreply@camsonline\.com.*\) has:attachment filename:pdf after:\d+ before:\d+$/,
+          );
+          return u.searchParams.get('pageToken') === 'p2'
+            ? json(200, { messages: [{ id: 'm3', threadId: 'm3' }], resultSizeEstimate: 1 })
+            : json(200, {
+                messages: [
+                  { id: 'm1', threadId: 'm1' },
+                  { id: 'm2', threadId: 'm2' },
+                ],
+                nextPageToken: 'p2',
+                resultSizeEstimate: 3,
+              });
         }
         const m = /^\/gmail\/v1\/users\/me\/messages\/(\w+)(?:\/attachments\/(\w+))?$/.exec(u.pathname);
         if (m && m[2]) return json(200, { size: attachments[m[2]].length, data: b64(attachments[m[2]]) });
@@ -168,7 +269,13 @@ describe('Gmail connector on recorded API responses', () => {
     });
     await new Promise<void>((r) => fake.listen(0, '127.0.0.1', () => r()));
     const base = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
-    gmail = await serve(undefined, [], { CAS_GMAIL_AUTH_URL: `${base}/o/oauth2/v2/auth`, CAS_GMAIL_TOKEN_URL: `${base}/token`, CAS_GMAIL_API_URL: base, CAS_GMAIL_REVOKE_URL: `${base}/revoke`, CAS_GMAIL_CLIENT_ID: 'cid' });
+    gmail = await serve(undefined, [], {
+      CAS_GMAIL_AUTH_URL: `${base}/o/oauth2/v2/auth`,
+      CAS_GMAIL_TOKEN_URL: `${base}/token`,
+      CAS_GMAIL_API_URL: base,
+      CAS_GMAIL_REVOKE_URL: `${base}/revoke`,
+      CAS_GMAIL_CLIENT_ID: 'cid',
+    });
   });
   afterAll(async () => {
     await gmail?.stop();
@@ -181,7 +288,12 @@ describe('Gmail connector on recorded API responses', () => {
     const env = { ...cleanEnv(), CAS_API_KEY: k, CAS_BASE_URL: gmail.url };
     const { execa } = await import('execa');
     const { BIN } = await import('./helpers.js');
-    const proc = execa('node', [BIN, 'inbox', 'connect', '--provider', 'gmail', '--json'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+    const proc = execa('node', [BIN, 'inbox', 'connect', '--provider', 'gmail', '--json'], {
+      env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
     const url = await new Promise<string>((resolve) => {
       let buf = '';
       proc.stderr!.on('data', (d: Buffer) => {
@@ -204,7 +316,10 @@ describe('Gmail connector on recorded API responses', () => {
 
   it('OAuth (PKCE, read-only scope), paginated search, attachments; then a revoked grant asks to reconnect', async () => {
     const k = await newKey(gmail.dataDir, ['--credits', '5']);
-    const c = await post(gmail.url, '/v4/inbox/connect', { key: k, json: { provider: 'gmail', redirect_uri: 'https://app.example/mail-done', state: 'xyz' } });
+    const c = await post(gmail.url, '/v4/inbox/connect', {
+      key: k,
+      json: { provider: 'gmail', redirect_uri: 'https://app.example/mail-done', state: 'xyz' },
+    });
     expect(c.body).toMatchObject({ provider: 'gmail', expires_in: 600 });
     const auth = new URL(c.body.oauth_url);
     expect(auth.searchParams.get('code_challenge_method')).toBe('S256');
@@ -214,10 +329,21 @@ describe('Gmail connector on recorded API responses', () => {
     expect(toApp.searchParams.get('state')).toBe('xyz');
     const t = toApp.searchParams.get('inbox_token')!;
     expect(t).toMatch(/^itk_/);
-    expect((await post(gmail.url, '/v4/inbox/status', { key: k, json: {}, headers: { 'x-inbox-token': t } })).body).toEqual({ status: 'success', connected: true, provider: 'gmail', email: 'aarav@gmail.example' });
-    const r = await post(gmail.url, '/v4/inbox/cas', { key: k, json: { start_date: '2026-03-01', end_date: '2026-03-31' }, headers: { 'x-inbox-token': t } });
+    expect((await post(gmail.url, '/v4/inbox/status', { key: k, json: {}, headers: { 'x-inbox-token': t } })).body).toEqual({
+      status: 'success',
+      connected: true,
+      provider: 'gmail',
+      email: 'aarav@gmail.example',
+    });
+    const r = await post(gmail.url, '/v4/inbox/cas', {
+      key: k,
+      json: { start_date: '2026-03-01', end_date: '2026-03-31' },
+      headers: { 'x-inbox-token': t },
+    });
     expect(r.body.count).toBe(2);
-    expect(r.body.files.map((f: { cas_type: string; original_filename: string }) => `${f.cas_type}:${f.original_filename}`).sort()).toEqual(['depository_b:NSDL.pdf', 'registrar_a:CAS.pdf']);
+    expect(r.body.files.map((f: { cas_type: string; original_filename: string }) => `${f.cas_type}:${f.original_filename}`).sort()).toEqual(
+      ['depository_b:NSDL.pdf', 'registrar_a:CAS.pdf'],
+    );
     expect(state.calls.some((x) => x.includes('pageToken=p2'))).toBe(true);
     const f0 = r.body.files.find((f: { cas_type: string }) => f.cas_type === 'registrar_a');
     expect(Buffer.from(await (await fetch(f0.url)).arrayBuffer()).equals(PDF.registrar_a)).toBe(true);
@@ -234,8 +360,15 @@ describe('Gmail connector on recorded API responses', () => {
     const k = await newKey(gmail.dataDir, ['--credits', '5']);
     const c = await post(gmail.url, '/v4/inbox/connect', { key: k, json: { provider: 'gmail', redirect_uri: 'https://app.example/done' } });
     const toCallback = await fetch(c.body.oauth_url, { redirect: 'manual' });
-    const t = new URL((await fetch(toCallback.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!).searchParams.get('inbox_token')!;
-    const search = () => post(gmail.url, '/v4/inbox/cas', { key: k, json: { start_date: '2026-03-01', end_date: '2026-03-31' }, headers: { 'x-inbox-token': t } });
+    const t = new URL((await fetch(toCallback.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!).searchParams.get(
+      'inbox_token',
+    )!;
+    const search = () =>
+      post(gmail.url, '/v4/inbox/cas', {
+        key: k,
+        json: { start_date: '2026-03-01', end_date: '2026-03-31' },
+        headers: { 'x-inbox-token': t },
+      });
     state.grants.length = 0;
     expect((await search()).body.count).toBe(2);
     expect(state.grants).toEqual([]);
@@ -258,19 +391,27 @@ describe('Gmail connector on recorded API responses', () => {
     state.expired = false;
   });
 
-
   it('an access token within a minute of its expiry is renewed before the first call', async () => {
     state.revoked = false;
     state.expired = false;
     state.shortLived = true;
     try {
       const k = await newKey(gmail.dataDir, ['--credits', '5']);
-      const c = await post(gmail.url, '/v4/inbox/connect', { key: k, json: { provider: 'gmail', redirect_uri: 'https://app.example/done' } });
+      const c = await post(gmail.url, '/v4/inbox/connect', {
+        key: k,
+        json: { provider: 'gmail', redirect_uri: 'https://app.example/done' },
+      });
       const toCallback = await fetch(c.body.oauth_url, { redirect: 'manual' });
-      const t = new URL((await fetch(toCallback.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!).searchParams.get('inbox_token')!;
+      const t = new URL(
+        (await fetch(toCallback.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!,
+      ).searchParams.get('inbox_token')!;
       state.grants.length = 0;
       state.calls.length = 0;
-      const r = await post(gmail.url, '/v4/inbox/cas', { key: k, json: { start_date: '2026-03-01', end_date: '2026-03-31' }, headers: { 'x-inbox-token': t } });
+      const r = await post(gmail.url, '/v4/inbox/cas', {
+        key: k,
+        json: { start_date: '2026-03-01', end_date: '2026-03-31' },
+        headers: { 'x-inbox-token': t },
+      });
       expect(r.body.count).toBe(2);
       // The refresh came first: no Gmail API call was made with the old token and refused.
       expect(state.grants).toEqual(['refresh_token']);
@@ -279,7 +420,6 @@ describe('Gmail connector on recorded API responses', () => {
       state.shortLived = false;
     }
   });
-
 });
 
 describe('forged inbox tokens (issue 18 item 9)', () => {
@@ -288,7 +428,9 @@ describe('forged inbox tokens (issue 18 item 9)', () => {
     const keys = (): string[] => {
       const db = new Database(path.join(srv.dataDir, 'cas.db'), { readonly: true });
       try {
-        return (db.prepare("SELECT name FROM settings WHERE name LIKE 'inbox_key_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+        return (db.prepare("SELECT name FROM settings WHERE name LIKE 'inbox_key_%' ORDER BY name").all() as { name: string }[]).map(
+          (r) => r.name,
+        );
       } finally {
         db.close();
       }

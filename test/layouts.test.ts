@@ -21,13 +21,17 @@ describe('layout property suite', () => {
   for (const family of families) {
     for (const renderer of RENDERERS) {
       const skip = renderer === 'chromium' && noChromium;
-      it.skipIf(Boolean(skip))(`${family.id} / ${renderer}: ${SEEDS} seeds parse to their expected JSON${skip ? ` (skipped: needs ${noChromium})` : ''}`, async () => {
-        const seeds = Array.from({ length: SEEDS }, (_, i) => i + 1);
-        const results = await runFamily(family, renderer, { seeds });
-        expect(results).toHaveLength(SEEDS);
-        const failed = results.filter((r) => !r.ok);
-        expect(failed.map(describeFailure).join('\n\n'), `${failed.length} of ${SEEDS} seeds failed`).toBe('');
-      }, 30 * 60_000);
+      it.skipIf(Boolean(skip))(
+        `${family.id} / ${renderer}: ${SEEDS} seeds parse to their expected JSON${skip ? ` (skipped: needs ${noChromium})` : ''}`,
+        async () => {
+          const seeds = Array.from({ length: SEEDS }, (_, i) => i + 1);
+          const results = await runFamily(family, renderer, { seeds });
+          expect(results).toHaveLength(SEEDS);
+          const failed = results.filter((r) => !r.ok);
+          expect(failed.map(describeFailure).join('\n\n'), `${failed.length} of ${SEEDS} seeds failed`).toBe('');
+        },
+        30 * 60_000,
+      );
     }
   }
 });

@@ -26,7 +26,17 @@ import Database from 'better-sqlite3';
 import { verifyWebhook } from '../src/shared/webhook-signature.js';
 import { cas, expectedJson, fixture, manifest, tmpDir } from './helpers.js';
 import { LoadServer } from './load/server.js';
-import { fetchAnswer, rawAnswer, receiver, sleep, smtpAnswer, withRetries, type Answer, type Result, type RetryPolicy } from './load/clients.js';
+import {
+  fetchAnswer,
+  rawAnswer,
+  receiver,
+  sleep,
+  smtpAnswer,
+  withRetries,
+  type Answer,
+  type Result,
+  type RetryPolicy,
+} from './load/clients.js';
 import { flateBomb, nestedQ, truncatedFixture } from './load/hostile.js';
 
 /** The upload limit (CAS_MAX_UPLOAD_BYTES): above the bomb's 1 MB, so the bomb reaches the pool; JSON bodies may take 1.4 times it. */
@@ -68,18 +78,32 @@ interface Req {
 }
 interface Done extends Req, Result {}
 
-const skip = new Set((process.env.LOAD_SKIP ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+const skip = new Set(
+  (process.env.LOAD_SKIP ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 const STACK = /\n\s+at\s|\bat\s+\S+\s+\(?(?:file:\/\/|\/)\S+:\d+:\d+|node_modules\/|\/(?:src|dist)\/\S+\.(?:ts|js)\b/;
 
 const pdf = (rel: string): Buffer => readFileSync(fixture(rel));
-const parsePath = (kind: string, smart: boolean): string => (smart ? '/v4/smart/parse' : { registrar: '/v4/registrar_a_registrar_b/parse', depository_a: '/v4/depository_a/parse', depository_b: '/v4/depository_b/parse', contract_note: '/v4/contract_note/parse' }[kind]!);
+const parsePath = (kind: string, smart: boolean): string =>
+  smart
+    ? '/v4/smart/parse'
+    : {
+        registrar: '/v4/registrar_a_registrar_b/parse',
+        depository_a: '/v4/depository_a/parse',
+        depository_b: '/v4/depository_b/parse',
+        contract_note: '/v4/contract_note/parse',
+      }[kind]!;
 const form = (fields: Record<string, string>, file?: { field: string; name: string; bytes: Buffer }): FormData => {
   const f = new FormData();
   for (const [k, v] of Object.entries(fields)) f.append(k, v);
   if (file) f.append(file.field, new Blob([new Uint8Array(file.bytes)], { type: 'application/pdf' }), file.name);
   return f;
 };
-const inlineForward = (from: string): string => `Please see the statement below.\n\n---------- Forwarded message ---------\nFrom: Statement Desk <${from}>\nDate: Tue, 7 Apr 2026 at 10:15\nSubject: Your statement\nTo: <investor@mail.example>\n\nDear Investor, your statement is attached.\n`;
+const inlineForward = (from: string): string =>
+  `Please see the statement below.\n\n---------- Forwarded message ---------\nFrom: Statement Desk <${from}>\nDate: Tue, 7 Apr 2026 at 10:15\nSubject: Your statement\nTo: <investor@mail.example>\n\nDear Investor, your statement is attached.\n`;
 
 let server: LoadServer;
 let hooks: Awaited<ReturnType<typeof receiver>>;
@@ -109,7 +133,9 @@ function peek(sql: string, table: string): number {
 }
 
 async function credits(key: string): Promise<{ used: number; remaining: number; limit: number }> {
-  const a = await withRetries({ attemptMs: 20_000, deadline: performance.now() + 20_000, maxLost: 10, killing: { at: 0 } }, (signal) => fetchAnswer(`${server.url}/v1/credits`, { headers: { 'x-api-key': key } }, signal));
+  const a = await withRetries({ attemptMs: 20_000, deadline: performance.now() + 20_000, maxLost: 10, killing: { at: 0 } }, (signal) =>
+    fetchAnswer(`${server.url}/v1/credits`, { headers: { 'x-api-key': key } }, signal),
+  );
   if (a.answer?.status !== 200) throw new Error(`/v1/credits: ${a.answer?.status ?? a.error} ${a.answer?.text ?? ''}`);
   return JSON.parse(a.answer.text) as { used: number; remaining: number; limit: number };
 }
@@ -123,12 +149,27 @@ beforeAll(async () => {
   if (revoke.exitCode !== 0) throw new Error(revoke.stderr);
   // Until the killed process is gone, some first webhook attempts are held open, so the kill cuts them mid-POST
   // (answered only if the sender's connection is somehow still open 300 ms after its process exited).
-  hooks = await receiver(new Map(manifest().filter((m) => m.kind !== 'bad').map((m) => [m.path.replace(/\//g, '_'), pdf(m.path)])), { failEvery: 4, holdEvery: 3, hold: () => !killedAt || performance.now() - killedAt < 300, maxHoldMs: 15_000 });
+  hooks = await receiver(
+    new Map(
+      manifest()
+        .filter((m) => m.kind !== 'bad')
+        .map((m) => [m.path.replace(/\//g, '_'), pdf(m.path)]),
+    ),
+    { failEvery: 4, holdEvery: 3, hold: () => !killedAt || performance.now() - killedAt < 300, maxHoldMs: 15_000 },
+  );
   server = new LoadServer(dataDir, ['--allow-fetch-host', '127.0.0.1', '--inbound-domain', DOMAIN], SERVER_ENV, WATCHDOG_MB);
-  server.onUnexpectedEnd = (run) => unexpectedEnds.push(`pid ${run.pid} ${run.end} (exit ${run.exitCode ?? '-'}, signal ${run.signal ?? '-'})`);
+  server.onUnexpectedEnd = (run) =>
+    unexpectedEnds.push(`pid ${run.pid} ${run.end} (exit ${run.exitCode ?? '-'}, signal ${run.signal ?? '-'})`);
   await server.start();
   for (const k of ['a', 'b'] as const) {
-    const r = await fetchAnswer(`${server.url}/v4/inbound-email`, { headers: { 'x-api-key': keys[k], 'content-type': 'application/json' }, body: JSON.stringify({ alias: `load-${k}`, callback_url: `${hooks.base}/hook`, reference: `load-${k}` }) }, AbortSignal.timeout(20_000));
+    const r = await fetchAnswer(
+      `${server.url}/v4/inbound-email`,
+      {
+        headers: { 'x-api-key': keys[k], 'content-type': 'application/json' },
+        body: JSON.stringify({ alias: `load-${k}`, callback_url: `${hooks.base}/hook`, reference: `load-${k}` }),
+      },
+      AbortSignal.timeout(20_000),
+    );
     if (r.status !== 201) throw new Error(`inbound address: ${r.status} ${r.text}`);
     const body = JSON.parse(r.text) as { inbound_email_id: string; webhook_secret: string };
     secrets.set(body.inbound_email_id, body.webhook_secret);
@@ -145,8 +186,17 @@ function requests(): Req[] {
   const out: Omit<Req, 'n'>[] = [];
   const url = (p: string): string => `${server.url}${p}`;
   const rid = (n: number, attempt: number): string => `req_load${n}x${attempt}`;
-  const json = (p: string, key: string | null, body: unknown, extra: Record<string, string> = {}) => (signal: AbortSignal, n: number, attempt: number) =>
-    fetchAnswer(url(p), { headers: { ...(key ? { 'x-api-key': key } : {}), 'content-type': 'application/json', 'x-request-id': rid(n, attempt), ...extra }, body: typeof body === 'string' ? body : JSON.stringify(body) }, signal);
+  const json =
+    (p: string, key: string | null, body: unknown, extra: Record<string, string> = {}) =>
+    (signal: AbortSignal, n: number, attempt: number) =>
+      fetchAnswer(
+        url(p),
+        {
+          headers: { ...(key ? { 'x-api-key': key } : {}), 'content-type': 'application/json', 'x-request-id': rid(n, attempt), ...extra },
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        },
+        signal,
+      );
   const multi = (p: string, key: string | null, make: () => FormData) => (signal: AbortSignal, n: number, attempt: number) =>
     fetchAnswer(url(p), { headers: { ...(key ? { 'x-api-key': key } : {}), 'x-request-id': rid(n, attempt) }, body: make() }, signal);
   const add = (r: Omit<Req, 'n' | 'send'>, send: (signal: AbortSignal, n: number, attempt: number) => Promise<Answer>): void => {
@@ -168,8 +218,16 @@ function requests(): Req[] {
     const bytes = pdf(m.path);
     const base = { kind: 'valid' as const, key: k, billed: true, expect: [200], body: expectedJson(m.expected) };
     if (i < 40) add({ ...base, label: `json ${m.path} ${p}` }, json(p, keys[k], { pdf_file: bytes.toString('base64'), ...fields }));
-    else if (i < 70) add({ ...base, label: `multipart ${m.path} ${p}` }, multi(p, keys[k], () => form(fields, { field: smart && i % 2 ? 'file' : 'pdf_file', name: path.basename(m.path), bytes })));
-    else add({ ...base, label: `url ${m.path} ${p}` }, json(p, keys[k], { pdf_url: `${hooks.base}/pdf/${m.path.replace(/\//g, '_')}`, ...fields }));
+    else if (i < 70)
+      add(
+        { ...base, label: `multipart ${m.path} ${p}` },
+        multi(p, keys[k], () => form(fields, { field: smart && i % 2 ? 'file' : 'pdf_file', name: path.basename(m.path), bytes })),
+      );
+    else
+      add(
+        { ...base, label: `url ${m.path} ${p}` },
+        json(p, keys[k], { pdf_url: `${hooks.base}/pdf/${m.path.replace(/\//g, '_')}`, ...fields }),
+      );
   }
 
   // Invalid bodies: each refused with its status and SPEC's error shape, none billed.
@@ -180,69 +238,203 @@ function requests(): Req[] {
     ['bad-base64', '/v4/depository_a/parse', (k) => json('/v4/depository_a/parse', k, { pdf_file: 'not base64 at all!!' }), [400]],
     ['two-sources', '/v4/smart/parse', (k) => json('/v4/smart/parse', k, { pdf_file: cams, pdf_url: `${hooks.base}/pdf/x.pdf` }), [400]],
     ['no-pdf', '/v4/smart/parse', (k) => json('/v4/smart/parse', k, { password: 'x' }), [400]],
-    ['wrong-password', '/v4/registrar_a_registrar_b/parse', (k) => json('/v4/registrar_a_registrar_b/parse', k, { pdf_file: cams, password: 'wrong' }), [400]],
+    [
+      'wrong-password',
+      '/v4/registrar_a_registrar_b/parse',
+      (k) => json('/v4/registrar_a_registrar_b/parse', k, { pdf_file: cams, password: 'wrong' }),
+      [400],
+    ],
     ['no-password', '/v4/smart/parse', (k) => json('/v4/smart/parse', k, { pdf_file: cams }), [400]],
-    ['malformed-multipart', '/v4/smart/parse', (k) => (signal, n, attempt) => fetchAnswer(url('/v4/smart/parse'), { headers: { 'x-api-key': k, 'content-type': 'multipart/form-data; boundary=XyZ', 'x-request-id': rid(n, attempt) }, body: '--XyZ\r\nContent-Disposition: form-data; name="pdf_file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7 cut short' }, signal), [400]],
-    ['unexpected-file-field', '/v4/depository_b/parse', (k) => multi('/v4/depository_b/parse', k, () => form({}, { field: 'document', name: 'nsdl.pdf', bytes: pdf('depository_b/nsdl-cas.pdf') })), [400]],
-    ['bad-broker', '/v4/contract_note/parse', (k) => json('/v4/contract_note/parse', k, { pdf_file: pdf('contract_note/broker_a.pdf').toString('base64'), password: 'ABCPM1234K', broker_type: 'nobody' }), [400]],
-    ['contract-note-no-password', '/v4/contract_note/parse', (k) => json('/v4/contract_note/parse', k, { pdf_file: pdf('contract_note/broker_b.pdf').toString('base64') }), [400]],
+    [
+      'malformed-multipart',
+      '/v4/smart/parse',
+      (k) => (signal, n, attempt) =>
+        fetchAnswer(
+          url('/v4/smart/parse'),
+          {
+            headers: { 'x-api-key': k, 'content-type': 'multipart/form-data; boundary=XyZ', 'x-request-id': rid(n, attempt) },
+            body: '--XyZ\r\nContent-Disposition: form-data; name="pdf_file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7 cut short',
+          },
+          signal,
+        ),
+      [400],
+    ],
+    [
+      'unexpected-file-field',
+      '/v4/depository_b/parse',
+      (k) =>
+        multi('/v4/depository_b/parse', k, () =>
+          form({}, { field: 'document', name: 'nsdl.pdf', bytes: pdf('depository_b/nsdl-cas.pdf') }),
+        ),
+      [400],
+    ],
+    [
+      'bad-broker',
+      '/v4/contract_note/parse',
+      (k) =>
+        json('/v4/contract_note/parse', k, {
+          pdf_file: pdf('contract_note/broker_a.pdf').toString('base64'),
+          password: 'ABCPM1234K',
+          broker_type: 'nobody',
+        }),
+      [400],
+    ],
+    [
+      'contract-note-no-password',
+      '/v4/contract_note/parse',
+      (k) => json('/v4/contract_note/parse', k, { pdf_file: pdf('contract_note/broker_b.pdf').toString('base64') }),
+      [400],
+    ],
     ['private-pdf_url', '/v4/smart/parse', (k) => json('/v4/smart/parse', k, { pdf_url: 'http://10.1.2.3/statement.pdf' }), [400]],
     ['not-a-pdf', '/v4/smart/parse', (k) => json('/v4/smart/parse', k, { pdf_file: pdf('bad/not-a-pdf.pdf').toString('base64') }), [400]],
     ['empty-pdf', '/v4/smart/parse', (k) => json('/v4/smart/parse', k, { pdf_file: '' }), [400]],
-    ['image-only', '/v4/smart/parse', (k) => multi('/v4/smart/parse', k, () => form({}, { field: 'file', name: 'scan.pdf', bytes: pdf('bad/image-only.pdf') })), [400, 422]],
-    ['unrelated', '/v4/depository_a/parse', (k) => json('/v4/depository_a/parse', k, { pdf_file: pdf('bad/unrelated.pdf').toString('base64') }), [400, 422]],
+    [
+      'image-only',
+      '/v4/smart/parse',
+      (k) => multi('/v4/smart/parse', k, () => form({}, { field: 'file', name: 'scan.pdf', bytes: pdf('bad/image-only.pdf') })),
+      [400, 422],
+    ],
+    [
+      'unrelated',
+      '/v4/depository_a/parse',
+      (k) => json('/v4/depository_a/parse', k, { pdf_file: pdf('bad/unrelated.pdf').toString('base64') }),
+      [400, 422],
+    ],
     ['no-such-endpoint', '/v4/nothing/parse', (k) => json('/v4/nothing/parse', k, {}), [404]],
-    ['text-plain', '/v4/smart/parse', (k) => (signal, n, attempt) => fetchAnswer(url('/v4/smart/parse'), { headers: { 'x-api-key': k, 'content-type': 'text/plain', 'x-request-id': rid(n, attempt) }, body: 'hello' }, signal), [400, 415]],
+    [
+      'text-plain',
+      '/v4/smart/parse',
+      (k) => (signal, n, attempt) =>
+        fetchAnswer(
+          url('/v4/smart/parse'),
+          { headers: { 'x-api-key': k, 'content-type': 'text/plain', 'x-request-id': rid(n, attempt) }, body: 'hello' },
+          signal,
+        ),
+      [400, 415],
+    ],
   ];
   for (let i = 0; i < 30; i++) {
     const [label, p, make, want] = invalid[i % invalid.length];
     const k = keyOf(i);
-    add({ kind: 'invalid', label: `${label} ${p}`, key: k, billed: p.endsWith('/parse') && p !== '/v4/nothing/parse', expect: want }, make(keys[k]));
+    add(
+      { kind: 'invalid', label: `${label} ${p}`, key: k, billed: p.endsWith('/parse') && p !== '/v4/nothing/parse', expect: want },
+      make(keys[k]),
+    );
   }
 
   // Oversized bodies: a JSON body over the body limit, a multipart file over the upload limit.
-  const bigJson = Buffer.concat([Buffer.from('{"pdf_file":"'), Buffer.alloc(Math.ceil(MAX_UPLOAD * 1.4) + 64 * 1024, 'A'), Buffer.from('"}')]);
+  const bigJson = Buffer.concat([
+    Buffer.from('{"pdf_file":"'),
+    Buffer.alloc(Math.ceil(MAX_UPLOAD * 1.4) + 64 * 1024, 'A'),
+    Buffer.from('"}'),
+  ]);
   const boundary = 'loadtestboundary';
-  const bigForm = Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="pdf_file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`), Buffer.alloc(MAX_UPLOAD + 256 * 1024, 0x20), Buffer.from(`\r\n--${boundary}--\r\n`)]);
-  const raw = (p: string, key: string | null, ct: string, body: Buffer) => (signal: AbortSignal, n: number, attempt: number) => rawAnswer(url(p), { ...(key ? { 'x-api-key': key } : {}), 'content-type': ct, 'x-request-id': rid(n, attempt) }, body, signal);
+  const bigForm = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="pdf_file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`,
+    ),
+    Buffer.alloc(MAX_UPLOAD + 256 * 1024, 0x20),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const raw = (p: string, key: string | null, ct: string, body: Buffer) => (signal: AbortSignal, n: number, attempt: number) =>
+    rawAnswer(url(p), { ...(key ? { 'x-api-key': key } : {}), 'content-type': ct, 'x-request-id': rid(n, attempt) }, body, signal);
   for (let i = 0; i < 6; i++) {
     const k = keyOf(i);
-    if (i % 2) add({ kind: 'oversized', label: 'oversized-multipart /v4/smart/parse', key: k, billed: true, expect: [413] }, raw('/v4/smart/parse', keys[k], `multipart/form-data; boundary=${boundary}`, bigForm));
-    else add({ kind: 'oversized', label: 'oversized-json /v4/depository_a/parse', key: k, billed: true, expect: [413] }, raw('/v4/depository_a/parse', keys[k], 'application/json', bigJson));
+    if (i % 2)
+      add(
+        { kind: 'oversized', label: 'oversized-multipart /v4/smart/parse', key: k, billed: true, expect: [413] },
+        raw('/v4/smart/parse', keys[k], `multipart/form-data; boundary=${boundary}`, bigForm),
+      );
+    else
+      add(
+        { kind: 'oversized', label: 'oversized-json /v4/depository_a/parse', key: k, billed: true, expect: [413] },
+        raw('/v4/depository_a/parse', keys[k], 'application/json', bigJson),
+      );
   }
 
   // Missing, wrong and revoked keys: refused before any body is read (two of them carry oversized bodies).
   const small = { pdf_file: pdf('depository_a/cdsl-cas.pdf').toString('base64'), password: 'ABCPM1234K' };
   for (let i = 0; i < 24; i++) {
-    if (i < 2) add({ kind: 'auth', label: 'no-key-oversized /v4/smart/parse', key: null, billed: false, expect: [401] }, raw('/v4/smart/parse', null, 'application/json', bigJson));
-    else if (i < 8) add({ kind: 'auth', label: 'no-key /v4/depository_a/parse', key: null, billed: false, expect: [401] }, json('/v4/depository_a/parse', null, small));
-    else if (i < 14) add({ kind: 'auth', label: 'wrong-key /v4/depository_a/parse', key: null, billed: false, expect: [403] }, json('/v4/depository_a/parse', `cas_${'0'.repeat(40)}`, small));
-    else if (i < 18) add({ kind: 'auth', label: 'wrong-key-multipart /v4/smart/parse', key: null, billed: false, expect: [403] }, multi('/v4/smart/parse', 'not-a-key', () => form({ password: 'ABCPM1234K' }, { field: 'file', name: 'cdsl.pdf', bytes: pdf('depository_a/cdsl-cas.pdf') })));
-    else if (i < 22) add({ kind: 'auth', label: 'revoked-key /v4/depository_a/parse', key: null, billed: false, expect: [403] }, json('/v4/depository_a/parse', keys.revoked, small));
+    if (i < 2)
+      add(
+        { kind: 'auth', label: 'no-key-oversized /v4/smart/parse', key: null, billed: false, expect: [401] },
+        raw('/v4/smart/parse', null, 'application/json', bigJson),
+      );
+    else if (i < 8)
+      add(
+        { kind: 'auth', label: 'no-key /v4/depository_a/parse', key: null, billed: false, expect: [401] },
+        json('/v4/depository_a/parse', null, small),
+      );
+    else if (i < 14)
+      add(
+        { kind: 'auth', label: 'wrong-key /v4/depository_a/parse', key: null, billed: false, expect: [403] },
+        json('/v4/depository_a/parse', `cas_${'0'.repeat(40)}`, small),
+      );
+    else if (i < 18)
+      add(
+        { kind: 'auth', label: 'wrong-key-multipart /v4/smart/parse', key: null, billed: false, expect: [403] },
+        multi('/v4/smart/parse', 'not-a-key', () =>
+          form({ password: 'ABCPM1234K' }, { field: 'file', name: 'cdsl.pdf', bytes: pdf('depository_a/cdsl-cas.pdf') }),
+        ),
+      );
+    else if (i < 22)
+      add(
+        { kind: 'auth', label: 'revoked-key /v4/depository_a/parse', key: null, billed: false, expect: [403] },
+        json('/v4/depository_a/parse', keys.revoked, small),
+      );
     else add({ kind: 'auth', label: 'no-key /v1/credits', key: null, billed: false, expect: [401] }, json('/v1/credits', null, {}));
   }
 
   // Hostile PDFs: answered with a 4xx error (the pool's limits end them), never billed, never a hang.
   const hostile: [string, Buffer][] = [
-    ['truncated', pdf('bad/truncated.pdf')], ['truncated', truncatedFixture('depository_a/cdsl-cas.pdf')], ['truncated', truncatedFixture('registrar/cams-detailed-plain.pdf', 0.3)],
-    ['nested-q', nestedQ()], ['bomb', flateBomb()],
+    ['truncated', pdf('bad/truncated.pdf')],
+    ['truncated', truncatedFixture('depository_a/cdsl-cas.pdf')],
+    ['truncated', truncatedFixture('registrar/cams-detailed-plain.pdf', 0.3)],
+    ['nested-q', nestedQ()],
+    ['bomb', flateBomb()],
   ];
   const order = [0, 3, 4, 1, 3, 4, 2, 3, 4, 0, 1, 2];
   order.forEach((h, i) => {
     const [label, bytes] = hostile[h];
     const k = keyOf(i);
     const p = i % 2 ? '/v4/smart/parse' : '/v4/depository_a/parse';
-    if (i % 3 === 2) add({ kind: 'hostile', label: `${label} multipart ${p}`, key: k, billed: true, expect: [400, 413, 422] }, multi(p, keys[k], () => form({}, { field: 'pdf_file', name: `${label}.pdf`, bytes })));
-    else add({ kind: 'hostile', label: `${label} json ${p}`, key: k, billed: true, expect: [400, 413, 422] }, json(p, keys[k], { pdf_file: bytes.toString('base64') }));
+    if (i % 3 === 2)
+      add(
+        { kind: 'hostile', label: `${label} multipart ${p}`, key: k, billed: true, expect: [400, 413, 422] },
+        multi(p, keys[k], () => form({}, { field: 'pdf_file', name: `${label}.pdf`, bytes })),
+      );
+    else
+      add(
+        { kind: 'hostile', label: `${label} json ${p}`, key: k, billed: true, expect: [400, 413, 422] },
+        json(p, keys[k], { pdf_file: bytes.toString('base64') }),
+      );
   });
 
   // Inbound emails to the two forwarding addresses, each PDF with a unique name for its webhook.
-  const senders: [string, string][] = [['donotreply@camsonline.com', 'registrar/cams-detailed.pdf'], ['eCAS@cdslstatement.com', 'depository_a/cdsl-cas.pdf'], ['NSDL-CAS@nsdl.co.in', 'depository_b/nsdl-cas.pdf'], ['samfS@kfintech.com', 'registrar/kfintech-detailed.pdf'], ['donotreply@camsonline.com', 'registrar/cams-detailed-plain.pdf']];
+  const senders: [string, string][] = [
+    ['donotreply@camsonline.com', 'registrar/cams-detailed.pdf'],
+    ['eCAS@cdslstatement.com', 'depository_a/cdsl-cas.pdf'],
+    ['NSDL-CAS@nsdl.co.in', 'depository_b/nsdl-cas.pdf'],
+    ['samfS@kfintech.com', 'registrar/kfintech-detailed.pdf'],
+    ['donotreply@camsonline.com', 'registrar/cams-detailed-plain.pdf'],
+  ];
   for (let i = 0; i < 24; i++) {
     const [from, rel] = senders[i % senders.length];
     const k = keyOf(i);
     const attachment = `load-${i}-${path.basename(rel)}`;
-    add({ kind: 'inbound', label: `inbound ${rel}`, key: null, billed: false, expect: [250], attachment }, (signal) => smtpAnswer(server.smtpPort, { from: 'Investor <investor@mail.example>', to: `load-${k}@${DOMAIN}`, subject: 'Fwd: statement', text: inlineForward(from), attachments: [{ filename: attachment, content: pdf(rel), contentType: 'application/pdf' }] }, signal));
+    add({ kind: 'inbound', label: `inbound ${rel}`, key: null, billed: false, expect: [250], attachment }, (signal) =>
+      smtpAnswer(
+        server.smtpPort,
+        {
+          from: 'Investor <investor@mail.example>',
+          to: `load-${k}@${DOMAIN}`,
+          subject: 'Fwd: statement',
+          text: inlineForward(from),
+          attachments: [{ filename: attachment, content: pdf(rel), contentType: 'application/pdf' }],
+        },
+        signal,
+      ),
+    );
   }
 
   // Credit reads while everything else runs: always consistent (used + remaining = limit).
@@ -252,7 +444,10 @@ function requests(): Req[] {
     add({ kind: 'account', label: 'credits /v1/credits', key: k, billed: false, expect: [200] }, json('/v1/credits', keys[k], {}));
   }
   // Interleave the kinds (a fixed shuffle) so every kind is in flight throughout.
-  const shuffled = out.map((r, i) => ({ r, s: (i * 7919) % 211 })).sort((x, y) => x.s - y.s).map((x) => x.r);
+  const shuffled = out
+    .map((r, i) => ({ r, s: (i * 7919) % 211 }))
+    .sort((x, y) => x.s - y.s)
+    .map((x) => x.r);
   return shuffled.map((r, n) => Object.assign(r, { n }) as Req);
 }
 
@@ -278,7 +473,11 @@ describe('load: 200 concurrent mixed requests, a SIGKILL and restart mid-run', (
     let inFlightAtKill = 0;
     let planned = false;
     const restarted = (async () => {
-      while ((finished < reqs.length / 3 || (hooks.holding() === 0 && reqs.some((r) => r.kind === 'inbound'))) && performance.now() - t0 < 12_000) await sleep(25);
+      while (
+        (finished < reqs.length / 3 || (hooks.holding() === 0 && reqs.some((r) => r.kind === 'inbound'))) &&
+        performance.now() - t0 < 12_000
+      )
+        await sleep(25);
       planned = true;
       inFlightAtKill = reqs.length - finished;
       killing.at = performance.now();
@@ -311,9 +510,11 @@ describe('load: 200 concurrent mixed requests, a SIGKILL and restart mid-run', (
       }
       return names;
     };
-    const pendingDeliveries = (): number => peek("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status IN ('pending', 'sending')", 'webhook_deliveries');
+    const pendingDeliveries = (): number =>
+      peek("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status IN ('pending', 'sending')", 'webhook_deliveries');
     const waitUntil = performance.now() + 25_000;
-    while ((accepted.some((r) => !deliveredNames().has(r.attachment!)) || pendingDeliveries() > 0) && performance.now() < waitUntil) await sleep(250);
+    while ((accepted.some((r) => !deliveredNames().has(r.attachment!)) || pendingDeliveries() > 0) && performance.now() < waitUntil)
+      await sleep(250);
     const delivered = deliveredNames();
     const undelivered = accepted.filter((r) => !delivered.has(r.attachment!)).map((r) => r.attachment);
     const ids = new Set(hooks.hooks.map((h) => h.deliveryId));
@@ -344,16 +545,53 @@ describe('load: 200 concurrent mixed requests, a SIGKILL and restart mid-run', (
 
     const db = new Database(path.join(server.dataDir, 'cas.db'), { readonly: true, fileMustExist: true });
     const integrity = (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
-    const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
-    const reservations = tables.has('credit_reservations') ? (db.prepare('SELECT COUNT(*) AS n FROM credit_reservations').get() as { n: number }).n : 0;
-    const deliveries = tables.has('webhook_deliveries') ? (db.prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status').all() as { status: string; n: number }[]) : [];
+    const tables = new Set(
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name),
+    );
+    const reservations = tables.has('credit_reservations')
+      ? (db.prepare('SELECT COUNT(*) AS n FROM credit_reservations').get() as { n: number }).n
+      : 0;
+    const deliveries = tables.has('webhook_deliveries')
+      ? (db.prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status').all() as { status: string; n: number }[])
+      : [];
     // Charged requests by request id (x-request-id names the request and its attempt), to name any difference.
-    const charged = new Set(tables.has('usage_log') ? (db.prepare('SELECT request_id FROM usage_log WHERE credits_milli > 0').all() as { request_id: string }[]).map((r) => r.request_id) : []);
+    const charged = new Set(
+      tables.has('usage_log')
+        ? (db.prepare('SELECT request_id FROM usage_log WHERE credits_milli > 0').all() as { request_id: string }[]).map(
+            (r) => r.request_id,
+          )
+        : [],
+    );
     db.close();
-    const answered2xx = new Set(results.filter((r) => r.billed && r.answer && r.answer.status >= 200 && r.answer.status < 300).map((r) => `req_load${r.n}x${r.attempts}`));
-    const creditDiff = [...[...charged].filter((id) => !answered2xx.has(id)).map((id) => `charged, but the client got no 2xx for ${id}`), ...[...answered2xx].filter((id) => !charged.has(id)).map((id) => `2xx without a charge for ${id}`)];
+    const answered2xx = new Set(
+      results
+        .filter((r) => r.billed && r.answer && r.answer.status >= 200 && r.answer.status < 300)
+        .map((r) => `req_load${r.n}x${r.attempts}`),
+    );
+    const creditDiff = [
+      ...[...charged].filter((id) => !answered2xx.has(id)).map((id) => `charged, but the client got no 2xx for ${id}`),
+      ...[...answered2xx].filter((id) => !charged.has(id)).map((id) => `2xx without a charge for ${id}`),
+    ];
     const outcomesFile = path.join(path.dirname(server.dataDir), `${path.basename(server.dataDir)}-outcomes.json`);
-    writeFileSync(outcomesFile, JSON.stringify(results.map((r) => ({ n: r.n, kind: r.kind, label: r.label, status: r.answer?.status ?? null, error: r.error, attempts: r.attempts, lost: r.lost, busy: r.busy, inFlightAtKill: r.inFlightAtKill, ms: r.ms })), null, 1));
+    writeFileSync(
+      outcomesFile,
+      JSON.stringify(
+        results.map((r) => ({
+          n: r.n,
+          kind: r.kind,
+          label: r.label,
+          status: r.answer?.status ?? null,
+          error: r.error,
+          attempts: r.attempts,
+          lost: r.lost,
+          busy: r.busy,
+          inFlightAtKill: r.inFlightAtKill,
+          ms: r.ms,
+        })),
+        null,
+        1,
+      ),
+    );
 
     // The outcome of every request, checked against what its kind must get.
     const wrongStatus: string[] = [];
@@ -396,7 +634,11 @@ describe('load: 200 concurrent mixed requests, a SIGKILL and restart mid-run', (
     }
 
     const statuses = new Map<string, number>();
-    for (const r of results) statuses.set(r.answer ? String(r.answer.status) : r.error === 'timeout' ? 'timeout' : 'lost', (statuses.get(r.answer ? String(r.answer.status) : r.error === 'timeout' ? 'timeout' : 'lost') ?? 0) + 1);
+    for (const r of results)
+      statuses.set(
+        r.answer ? String(r.answer.status) : r.error === 'timeout' ? 'timeout' : 'lost',
+        (statuses.get(r.answer ? String(r.answer.status) : r.error === 'timeout' ? 'timeout' : 'lost') ?? 0) + 1,
+      );
     const byKind = new Map<Kind, { n: number; ok: number }>();
     for (const r of results) {
       const k = byKind.get(r.kind) ?? { n: 0, ok: 0 };
@@ -409,14 +651,18 @@ describe('load: 200 concurrent mixed requests, a SIGKILL and restart mid-run', (
     const errorLines = lastLog.split('\n').filter((l) => /"level":"error"/.test(l)).length;
     const peakRss = Math.max(...server.runs.map((r) => r.peakRssMb));
     const consumed = { a: CREDITS - before.a.remaining, b: CREDITS - before.b.remaining };
-    const summary = `LOAD SUMMARY: ${results.length} requests in ${(runMs / 1000).toFixed(1)} s (${[...byKind].map(([k, v]) => `${k} ${v.ok}/${v.n}`).join(', ')} as expected); `
-      + `statuses ${[...statuses].sort().map(([s, n]) => `${s}:${n}`).join(' ')}; `
-      + `retries: ${results.filter((r) => r.lost).length} requests lost a connection (${inFlightAtKill} in flight at the kill), ${results.reduce((s, r) => s + r.busy, 0)} busy (429/503) waits; `
-      + `credits: key A ${consumed.a} consumed = ${billed2xx.a} billed 2xx, key B ${consumed.b} = ${billed2xx.b}, ${reservations} reservations left, unchanged after restart: ${JSON.stringify(before) === JSON.stringify(after)}; `
-      + `webhooks: ${accepted.length} emails accepted, ${accepted.length - undelivered.length} delivered (${hooks.hooks.length} POSTs for ${ids.size} delivery ids, ${hooks.hooks.filter((h) => h.status === 0).length} cut by the kill, ${hooks.hooks.filter((h) => h.status === 503).length} answered 503, ${badSignatures} bad signatures); `
-      + `hostile answered in ${hostileMs.length ? `${Math.min(...hostileMs)}-${Math.max(...hostileMs)}` : '-'} ms; `
-      + `restart (SIGKILL to listening) ${restartMs} ms; processes ${server.runs.length}, unexpected ends ${unexpectedEnds.length}, peak RSS ${peakRss} MB; `
-      + `integrity_check ${integrity.join(',')}; stderr: ${stderrBad.length} unhandled/uncaught, ${errorLines} error lines; outcomes in ${outcomesFile}`;
+    const summary =
+      `LOAD SUMMARY: ${results.length} requests in ${(runMs / 1000).toFixed(1)} s (${[...byKind].map(([k, v]) => `${k} ${v.ok}/${v.n}`).join(', ')} as expected); ` +
+      `statuses ${[...statuses]
+        .sort()
+        .map(([s, n]) => `${s}:${n}`)
+        .join(' ')}; ` +
+      `retries: ${results.filter((r) => r.lost).length} requests lost a connection (${inFlightAtKill} in flight at the kill), ${results.reduce((s, r) => s + r.busy, 0)} busy (429/503) waits; ` +
+      `credits: key A ${consumed.a} consumed = ${billed2xx.a} billed 2xx, key B ${consumed.b} = ${billed2xx.b}, ${reservations} reservations left, unchanged after restart: ${JSON.stringify(before) === JSON.stringify(after)}; ` +
+      `webhooks: ${accepted.length} emails accepted, ${accepted.length - undelivered.length} delivered (${hooks.hooks.length} POSTs for ${ids.size} delivery ids, ${hooks.hooks.filter((h) => h.status === 0).length} cut by the kill, ${hooks.hooks.filter((h) => h.status === 503).length} answered 503, ${badSignatures} bad signatures); ` +
+      `hostile answered in ${hostileMs.length ? `${Math.min(...hostileMs)}-${Math.max(...hostileMs)}` : '-'} ms; ` +
+      `restart (SIGKILL to listening) ${restartMs} ms; processes ${server.runs.length}, unexpected ends ${unexpectedEnds.length}, peak RSS ${peakRss} MB; ` +
+      `integrity_check ${integrity.join(',')}; stderr: ${stderrBad.length} unhandled/uncaught, ${errorLines} error lines; outcomes in ${outcomesFile}`;
     console.log(summary);
 
     expect.soft(inFlightAtKill, 'requests in flight when the server was killed (the kill was mid-run)').toBeGreaterThan(0);
@@ -426,7 +672,12 @@ describe('load: 200 concurrent mixed requests, a SIGKILL and restart mid-run', (
     expect.soft(badShape, "error answers without SPEC's shape").toEqual([]);
     expect.soft(stacks, 'answers carrying a stack trace or source path').toEqual([]);
     expect.soft(inconsistentReads, '/v1/credits reads where used + remaining != limit').toEqual([]);
-    expect.soft(consumed, `credits consumed per key = 2xx answers on parse paths${creditDiff.length ? `; ${creditDiff.slice(0, 10).join('; ')}` : ''}`).toEqual(billed2xx);
+    expect
+      .soft(
+        consumed,
+        `credits consumed per key = 2xx answers on parse paths${creditDiff.length ? `; ${creditDiff.slice(0, 10).join('; ')}` : ''}`,
+      )
+      .toEqual(billed2xx);
     expect.soft(heldLive, 'credit reservations held by the live server once every request has its answer').toBe(0);
     expect.soft({ a: before.a.used, b: before.b.used }, '/v1/credits used = consumed').toEqual(consumed);
     expect.soft(after, 'balances after a final restart (no reservation left to refund)').toEqual(before);
@@ -434,7 +685,12 @@ describe('load: 200 concurrent mixed requests, a SIGKILL and restart mid-run', (
     expect.soft(accepted.length, 'inbound emails accepted').toBe(results.filter((r) => r.kind === 'inbound').length);
     expect.soft(undelivered, 'accepted emails whose webhook never arrived').toEqual([]);
     expect.soft(badSignatures, 'webhooks with a signature that does not verify').toBe(0);
-    expect.soft(deliveries.filter((d) => d.status !== 'delivered'), 'webhook deliveries not delivered').toEqual([]);
+    expect
+      .soft(
+        deliveries.filter((d) => d.status !== 'delivered'),
+        'webhook deliveries not delivered',
+      )
+      .toEqual([]);
     expect.soft(integrity, 'PRAGMA integrity_check').toEqual(['ok']);
     expect.soft(stderrBad, 'server stderr lines about unhandled rejections or uncaught exceptions').toEqual([]);
     expect.soft(unexpectedEnds, 'server processes that ended without the test asking (died, or passed the RSS watchdog)').toEqual([]);

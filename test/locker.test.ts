@@ -16,22 +16,60 @@ function certificates(): { key: string; cert: string } {
   const o = (args: string[]): void => {
     execFileSync('openssl', args, { cwd: d, stdio: 'ignore' });
   };
-  o(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-subj', '/C=IN/O=Test Certifying Authority/CN=Test CA 2026', '-days', '30']);
-  o(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'signer.key', '-out', 'signer.csr', '-subj', '/C=IN/O=Test Locker Issuer/CN=Test Document Signer']);
+  o([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-subj',
+    '/C=IN/O=Test Certifying Authority/CN=Test CA 2026',
+    '-days',
+    '30',
+  ]);
+  o([
+    'req',
+    '-new',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'signer.key',
+    '-out',
+    'signer.csr',
+    '-subj',
+    '/C=IN/O=Test Locker Issuer/CN=Test Document Signer',
+  ]);
   o(['x509', '-req', '-in', 'signer.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', '4660', '-out', 'signer.pem', '-days', '20']);
   return { key: readFileSync(path.join(d, 'signer.key'), 'utf8'), cert: readFileSync(path.join(d, 'signer.pem'), 'utf8') };
 }
 
 function sign(xml: string, pki: { key: string; cert: string }): string {
-  const sig = new SignedXml({ privateKey: pki.key, publicCert: pki.cert, canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#', signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256' });
-  sig.addReference({ xpath: '/*', digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256', transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'] });
+  const sig = new SignedXml({
+    privateKey: pki.key,
+    publicCert: pki.cert,
+    canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
+    signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+  });
+  sig.addReference({
+    xpath: '/*',
+    digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
+    transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'],
+  });
   sig.computeSignature(xml);
   return sig.getSignedXml();
 }
 
-const PAN_XML = '<Certificate language="99" name="PAN Verification Record" type="PANCR" number="ABCPM1234K" status="A"><IssuedBy><Organization name="Income Tax Department"/></IssuedBy><IssuedTo><Person name="Aarav Kumar Mehta" dob="31-01-1990" gender="M" fatherName=""/></IssuedTo><CertificateData><PAN verifiedOn="2026-03-01 10:15:00"/></CertificateData></Certificate>';
-const NID_XML = '<Certificate><CertificateData><KycRes><UidData uid="xxxxxxxx9012"><Poi name="Aarav Kumar Mehta" dob="31-01-1990" gender="M"/><Poa co="S/O Rakesh Mehta" house="Flat 402" street="17 Hill Road" vtc="Mumbai" dist="Mumbai" state="Maharashtra" pc="400050"/><Pht>iVBORw0KGgo=</Pht></UidData></KycRes></CertificateData></Certificate>';
-const DL_XML = '<Certificate type="DRVLC" number="MH0120190001234" issueDate="15-06-2019" expiryDate="14-06-2039" status="Active"><IssuedBy><Organization name="RTO Mumbai Central"/></IssuedBy><IssuedTo><Person name="Aarav Kumar Mehta" dob="31-01-1990" gender="M" swd="Rakesh Mehta"><Address type="permanent" line1="Flat 402" line2="17 Hill Road" vtc="Mumbai" state="Maharashtra" pin="400050"/><Address type="present" line1="Flat 402" line2="17 Hill Road" vtc="Mumbai" state="Maharashtra" pin="400050"/></Person></IssuedTo><CertificateData><DrivingLicense><Categories><Category code="LMV" abbreviation="LMV" description="Light Motor Vehicle" issueDate="15-06-2019"/><Category code="MCWG" abbreviation="MCWG" description="Motor Cycle with Gear" issueDate="15-06-2019"/></Categories></DrivingLicense></CertificateData></Certificate>';
+const PAN_XML =
+  '<Certificate language="99" name="PAN Verification Record" type="PANCR" number="ABCPM1234K" status="A"><IssuedBy><Organization name="Income Tax Department"/></IssuedBy><IssuedTo><Person name="Aarav Kumar Mehta" dob="31-01-1990" gender="M" fatherName=""/></IssuedTo><CertificateData><PAN verifiedOn="2026-03-01 10:15:00"/></CertificateData></Certificate>';
+const NID_XML =
+  '<Certificate><CertificateData><KycRes><UidData uid="xxxxxxxx9012"><Poi name="Aarav Kumar Mehta" dob="31-01-1990" gender="M"/><Poa co="S/O Rakesh Mehta" house="Flat 402" street="17 Hill Road" vtc="Mumbai" dist="Mumbai" state="Maharashtra" pc="400050"/><Pht>iVBORw0KGgo=</Pht></UidData></KycRes></CertificateData></Certificate>';
+const DL_XML =
+  '<Certificate type="DRVLC" number="MH0120190001234" issueDate="15-06-2019" expiryDate="14-06-2039" status="Active"><IssuedBy><Organization name="RTO Mumbai Central"/></IssuedBy><IssuedTo><Person name="Aarav Kumar Mehta" dob="31-01-1990" gender="M" swd="Rakesh Mehta"><Address type="permanent" line1="Flat 402" line2="17 Hill Road" vtc="Mumbai" state="Maharashtra" pin="400050"/><Address type="present" line1="Flat 402" line2="17 Hill Road" vtc="Mumbai" state="Maharashtra" pin="400050"/></Person></IssuedTo><CertificateData><DrivingLicense><Categories><Category code="LMV" abbreviation="LMV" description="Light Motor Vehicle" issueDate="15-06-2019"/><Category code="MCWG" abbreviation="MCWG" description="Motor Cycle with Gear" issueDate="15-06-2019"/></Categories></DrivingLicense></CertificateData></Certificate>';
 
 let srv: Served;
 let key: string;
@@ -59,18 +97,66 @@ beforeAll(async () => {
       }
       if (u.pathname === '/oauth2/1/token') {
         const p = new URLSearchParams(body);
-        const ok = p.get('code') === 'authcode123' && createHash('sha256').update(p.get('code_verifier') ?? '').digest('base64url') === fakeState.challenge;
+        const ok =
+          p.get('code') === 'authcode123' &&
+          createHash('sha256')
+            .update(p.get('code_verifier') ?? '')
+            .digest('base64url') === fakeState.challenge;
         fakeState.lastVerifierOk = ok;
-        return ok ? json(200, { access_token: 'locker-token-1', token_type: 'Bearer', expires_in: 3600 }) : json(400, { error: 'invalid_grant' });
+        return ok
+          ? json(200, { access_token: 'locker-token-1', token_type: 'Bearer', expires_in: 3600 })
+          : json(400, { error: 'invalid_grant' });
       }
       if (req.headers.authorization !== 'Bearer locker-token-1') return json(401, { error: 'invalid_token' });
-      if (u.pathname === '/oauth2/1/user') return json(200, { digilockerid: 'a1b2c3d4-0000-1111-2222-333344445555', name: 'Aarav Kumar Mehta', dob: '31-01-1990', gender: 'M', eaadhaar: 'Y', mobile: '9820012345', email: 'aarav.mehta@example.in', username: 'aarav.m' });
+      if (u.pathname === '/oauth2/1/user')
+        return json(200, {
+          digilockerid: 'a1b2c3d4-0000-1111-2222-333344445555',
+          name: 'Aarav Kumar Mehta',
+          dob: '31-01-1990',
+          gender: 'M',
+          eaadhaar: 'Y',
+          mobile: '9820012345',
+          email: 'aarav.mehta@example.in',
+          username: 'aarav.m',
+        });
       if (u.pathname === '/oauth2/2/files/issued') {
-        return json(200, { items: [
-          { name: 'PAN Verification Record', type: 'file', size: '', date: '01-03-2026', parent: '', mime: ['application/pdf', 'application/xml'], uri: 'in.gov.pan-PANCR-ABCPM1234K', doctype: 'PANCR', description: 'PAN', issuerid: 'in.gov.pan', issuer: 'Income Tax Department' },
-          { name: 'Aadhaar Card', type: 'file', date: '02-03-2026', mime: ['application/pdf', 'application/xml'], uri: 'in.gov.uidai-ADHAR-9f86d081884c', doctype: 'ADHAR', issuerid: 'in.gov.uidai', issuer: 'UIDAI' },
-          { name: 'Driving License', type: 'file', date: '03-03-2026', mime: ['application/xml'], uri: 'in.gov.transport-DRVLC-MH0120190001234', doctype: 'DRVLC', issuerid: 'in.gov.transport', issuer: 'Transport Department' },
-        ] });
+        return json(200, {
+          items: [
+            {
+              name: 'PAN Verification Record',
+              type: 'file',
+              size: '',
+              date: '01-03-2026',
+              parent: '',
+              mime: ['application/pdf', 'application/xml'],
+              uri: 'in.gov.pan-PANCR-ABCPM1234K',
+              doctype: 'PANCR',
+              description: 'PAN',
+              issuerid: 'in.gov.pan',
+              issuer: 'Income Tax Department',
+            },
+            {
+              name: 'Aadhaar Card',
+              type: 'file',
+              date: '02-03-2026',
+              mime: ['application/pdf', 'application/xml'],
+              uri: 'in.gov.uidai-ADHAR-9f86d081884c',
+              doctype: 'ADHAR',
+              issuerid: 'in.gov.uidai',
+              issuer: 'UIDAI',
+            },
+            {
+              name: 'Driving License',
+              type: 'file',
+              date: '03-03-2026',
+              mime: ['application/xml'],
+              uri: 'in.gov.transport-DRVLC-MH0120190001234',
+              doctype: 'DRVLC',
+              issuerid: 'in.gov.transport',
+              issuer: 'Transport Department',
+            },
+          ],
+        });
       }
       const m = /^\/oauth2\/1\/xml\/(.+)$/.exec(u.pathname);
       if (m) {
@@ -93,7 +179,15 @@ afterAll(async () => {
 });
 
 async function consent(documents?: string[]): Promise<{ sessionId: string; final: URL }> {
-  const s = await post(srv.url, '/v1/kyc/locker/session', { key, json: { consent: true, purpose: 'Account opening KYC verification for a demat account', redirect_url: 'https://app.example/done', ...(documents ? { documents } : {}) } });
+  const s = await post(srv.url, '/v1/kyc/locker/session', {
+    key,
+    json: {
+      consent: true,
+      purpose: 'Account opening KYC verification for a demat account',
+      redirect_url: 'https://app.example/done',
+      ...(documents ? { documents } : {}),
+    },
+  });
   expect(s.status).toBe(200);
   const auth = new URL(s.body.authorization_url);
   expect(auth.origin + auth.pathname).toBe(`${lockerUrl}/oauth2/1/authorize`);
@@ -108,7 +202,11 @@ async function consent(documents?: string[]): Promise<{ sessionId: string; final
 
 describe('document locker', () => {
   it('validates the session request', async () => {
-    for (const [body, re] of [[{ purpose: 'Account opening KYC verification', redirect_url: 'https://a.example/x' }, /consent/], [{ consent: true, purpose: 'short', redirect_url: 'https://a.example/x' }, /20 characters/], [{ consent: true, purpose: 'Account opening KYC verification', redirect_url: 'javascript:alert(1)' }, /redirect_url/]] as const) {
+    for (const [body, re] of [
+      [{ purpose: 'Account opening KYC verification', redirect_url: 'https://a.example/x' }, /consent/],
+      [{ consent: true, purpose: 'short', redirect_url: 'https://a.example/x' }, /20 characters/],
+      [{ consent: true, purpose: 'Account opening KYC verification', redirect_url: 'javascript:alert(1)' }, /redirect_url/],
+    ] as const) {
       const r = await post(srv.url, '/v1/kyc/locker/session', { key, json: body });
       expect(r.status).toBe(400);
       expect(r.body.msg).toMatch(re);
@@ -116,7 +214,10 @@ describe('document locker', () => {
   });
 
   it('OAuth with PKCE, then identity, consent receipt, documents and records with signature provenance', async () => {
-    const s = await post(srv.url, '/v1/kyc/locker/session', { key, json: { consent: true, purpose: 'Account opening KYC verification for a demat account', redirect_url: 'https://app.example/done' } });
+    const s = await post(srv.url, '/v1/kyc/locker/session', {
+      key,
+      json: { consent: true, purpose: 'Account opening KYC verification for a demat account', redirect_url: 'https://app.example/done' },
+    });
     const early = await post(srv.url, `/v1/kyc/locker/result/${s.body.session_id}`, { key });
     expect(early.status).toBe(400);
     expect(early.body.msg).toMatch(/not given consent/);
@@ -129,22 +230,79 @@ describe('document locker', () => {
     const r = await post(srv.url, `/v1/kyc/locker/result/${sessionId}`, { key });
     expect(r.status).toBe(200);
     expect(VerifiedIdentity.safeParse(r.body.identity).success).toBe(true);
-    expect(r.body.identity).toEqual({ locker_id: 'a1b2c3d4-0000-1111-2222-333344445555', username: 'aarav.m', name: 'Aarav Kumar Mehta', dob: '31-01-1990', gender: 'M', care_of: 'S/O Rakesh Mehta', address: 'Flat 402, 17 Hill Road, Mumbai, Mumbai, Maharashtra, 400050', email: 'aarav.mehta@example.in', mobile: 'XXXXXX2345', verified: { pan: 'ABCPM1234K', national_id: 'XXXXXXXX9012', driving_licence: 'MH0120190001234' } });
+    expect(r.body.identity).toEqual({
+      locker_id: 'a1b2c3d4-0000-1111-2222-333344445555',
+      username: 'aarav.m',
+      name: 'Aarav Kumar Mehta',
+      dob: '31-01-1990',
+      gender: 'M',
+      care_of: 'S/O Rakesh Mehta',
+      address: 'Flat 402, 17 Hill Road, Mumbai, Mumbai, Maharashtra, 400050',
+      email: 'aarav.mehta@example.in',
+      mobile: 'XXXXXX2345',
+      verified: { pan: 'ABCPM1234K', national_id: 'XXXXXXXX9012', driving_licence: 'MH0120190001234' },
+    });
     expect(ConsentReceipt.safeParse(r.body.consent).success).toBe(true);
     expect(r.body.consent.purpose).toBe('Account opening KYC verification for a demat account');
     expect(r.body.documents.map((d: { doctype: string }) => d.doctype)).toEqual(['PANCR', 'ADHAR', 'DRVLC']);
     expect(r.body.documents.every((d: unknown) => LockerDocument.safeParse(d).success)).toBe(true);
-    expect(r.body.documents[0]).toEqual({ uri: 'in.gov.pan-PANCR-ABCPM1234K', name: 'PAN Verification Record', doctype: 'PANCR', issuer: 'Income Tax Department', issuerid: 'in.gov.pan', type: 'file', mime: ['application/pdf', 'application/xml'], date: '2026-03-01' });
+    expect(r.body.documents[0]).toEqual({
+      uri: 'in.gov.pan-PANCR-ABCPM1234K',
+      name: 'PAN Verification Record',
+      doctype: 'PANCR',
+      issuer: 'Income Tax Department',
+      issuerid: 'in.gov.pan',
+      type: 'file',
+      mime: ['application/pdf', 'application/xml'],
+      date: '2026-03-01',
+    });
 
     const { pan, national_id, driving_licence } = r.body.records;
     expect(PanCertificate.safeParse(pan).success).toBe(true);
     expect(NationalIdRecord.safeParse(national_id).success).toBe(true);
     expect(DrivingLicence.safeParse(driving_licence).success).toBe(true);
-    expect(pan).toMatchObject({ pan: 'ABCPM1234K', name: 'Aarav Kumar Mehta', dob: '31-01-1990', gender: 'M', father_name: '', status: 'A', verified_on: '2026-03-01 10:15:00' });
-    expect(pan.signature).toMatchObject({ signature_present: true, tampered: false, certificate: { subject: expect.stringContaining('CN=Test Document Signer'), issuer: expect.stringContaining('CN=Test CA 2026'), serial_number: '1234' } });
-    expect(Date.parse(pan.signature.certificate.valid_until) - Date.parse(pan.signature.certificate.valid_from)).toBeGreaterThan(19 * 86400_000);
-    expect(national_id).toEqual({ name: 'Aarav Kumar Mehta', dob: '31-01-1990', gender: 'M', care_of: 'S/O Rakesh Mehta', address: 'Flat 402, 17 Hill Road, Mumbai, Mumbai, Maharashtra, 400050', masked_national_id: 'XXXXXXXX9012', photo_base64: 'iVBORw0KGgo=', session_id: sessionId });
-    expect(driving_licence).toMatchObject({ dl_number: 'MH0120190001234', father_name: 'Rakesh Mehta', dob: '1990-01-31', expiry_date: '14-06-2039', issued_at: 'RTO Mumbai Central', categories: [{ code: 'LMV', abbreviation: 'LMV', description: 'Light Motor Vehicle', issue_date: '15-06-2019' }, { code: 'MCWG', abbreviation: 'MCWG', description: 'Motor Cycle with Gear', issue_date: '15-06-2019' }] });
+    expect(pan).toMatchObject({
+      pan: 'ABCPM1234K',
+      name: 'Aarav Kumar Mehta',
+      dob: '31-01-1990',
+      gender: 'M',
+      father_name: '',
+      status: 'A',
+      verified_on: '2026-03-01 10:15:00',
+    });
+    expect(pan.signature).toMatchObject({
+      signature_present: true,
+      tampered: false,
+      certificate: {
+        subject: expect.stringContaining('CN=Test Document Signer'),
+        issuer: expect.stringContaining('CN=Test CA 2026'),
+        serial_number: '1234',
+      },
+    });
+    expect(Date.parse(pan.signature.certificate.valid_until) - Date.parse(pan.signature.certificate.valid_from)).toBeGreaterThan(
+      19 * 86400_000,
+    );
+    expect(national_id).toEqual({
+      name: 'Aarav Kumar Mehta',
+      dob: '31-01-1990',
+      gender: 'M',
+      care_of: 'S/O Rakesh Mehta',
+      address: 'Flat 402, 17 Hill Road, Mumbai, Mumbai, Maharashtra, 400050',
+      masked_national_id: 'XXXXXXXX9012',
+      photo_base64: 'iVBORw0KGgo=',
+      session_id: sessionId,
+    });
+    expect(driving_licence).toMatchObject({
+      dl_number: 'MH0120190001234',
+      father_name: 'Rakesh Mehta',
+      dob: '1990-01-31',
+      expiry_date: '14-06-2039',
+      issued_at: 'RTO Mumbai Central',
+      categories: [
+        { code: 'LMV', abbreviation: 'LMV', description: 'Light Motor Vehicle', issue_date: '15-06-2019' },
+        { code: 'MCWG', abbreviation: 'MCWG', description: 'Motor Cycle with Gear', issue_date: '15-06-2019' },
+      ],
+    });
     expect(driving_licence.signature.tampered).toBe(false);
   });
 
@@ -166,7 +324,19 @@ describe('document locker', () => {
 
   it('cas locker session and result', async () => {
     const env = { CAS_API_KEY: key, CAS_BASE_URL: srv.url };
-    const s = await cas(['locker', 'session', '--consent', '--purpose', 'Account opening KYC verification', '--redirect-url', 'https://app.example/done', '--json'], { env });
+    const s = await cas(
+      [
+        'locker',
+        'session',
+        '--consent',
+        '--purpose',
+        'Account opening KYC verification',
+        '--redirect-url',
+        'https://app.example/done',
+        '--json',
+      ],
+      { env },
+    );
     expect(s.exitCode).toBe(0);
     const session = JSON.parse(s.stdout);
     const auth = await fetch(session.authorization_url, { redirect: 'manual' });

@@ -14,7 +14,9 @@ import { signWebhook } from '../src/shared/webhook-signature.js';
 import { BIN, cleanEnv, fixture, ROOT, tmpDir } from './helpers.js';
 
 const dir = tmpDir('cas-modgraph-');
-writeFileSync(path.join(dir, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';
+writeFileSync(
+  path.join(dir, 'hooks.mjs'),
+  `import { appendFileSync } from 'node:fs';
 let log;
 export function initialize(data) { log = data.log; }
 export async function resolve(specifier, context, next) {
@@ -22,27 +24,53 @@ export async function resolve(specifier, context, next) {
   if (log) appendFileSync(log, r.url + '\\n');
   return r;
 }
-`);
-writeFileSync(path.join(dir, 'register.mjs'), `import { register, createRequire } from 'node:module';
+`,
+);
+writeFileSync(
+  path.join(dir, 'register.mjs'),
+  `import { register, createRequire } from 'node:module';
 import { appendFileSync } from 'node:fs';
 const log = process.env.CAS_MODULE_LOG;
 register(new URL('./hooks.mjs', import.meta.url), { data: { log } });
 const require = createRequire(import.meta.url);
 process.on('exit', () => { if (log) appendFileSync(log, Object.keys(require.cache).map((f) => f + '\\n').join('')); });
-`);
+`,
+);
 
 let runs = 0;
 /** Run the built cas with the recorder; the files it loaded (absolute paths, node: builtins left out). */
-async function loaded(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ files: string[]; exitCode: number; stdout: string }> {
+async function loaded(
+  args: string[],
+  env: Record<string, string> = {},
+  input?: string,
+): Promise<{ files: string[]; exitCode: number; stdout: string }> {
   const log = path.join(dir, `run-${++runs}.log`);
   writeFileSync(log, '');
-  const r = await execa('node', ['--import', path.join(dir, 'register.mjs'), BIN, ...args], { reject: false, extendEnv: false, env: { ...cleanEnv(), CAS_MODULE_LOG: log, ...env }, ...(input === undefined ? { stdin: 'ignore' } : { input }) });
-  const files = [...new Set(readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('file://') || l.startsWith('/')).map((l) => (l.startsWith('file://') ? fileURLToPath(l) : l)))];
+  const r = await execa('node', ['--import', path.join(dir, 'register.mjs'), BIN, ...args], {
+    reject: false,
+    extendEnv: false,
+    env: { ...cleanEnv(), CAS_MODULE_LOG: log, ...env },
+    ...(input === undefined ? { stdin: 'ignore' } : { input }),
+  });
+  const files = [
+    ...new Set(
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('file://') || l.startsWith('/'))
+        .map((l) => (l.startsWith('file://') ? fileURLToPath(l) : l)),
+    ),
+  ];
   return { files, exitCode: r.exitCode ?? 1, stdout: String(r.stdout) };
 }
 
-const pkg = (name: string) => (f: string): boolean => f.split(path.sep).join('/').includes(`/node_modules/${name}/`);
-const under = (rel: string) => (f: string): boolean => f.startsWith(path.join(ROOT, rel) + path.sep);
+const pkg =
+  (name: string) =>
+  (f: string): boolean =>
+    f.split(path.sep).join('/').includes(`/node_modules/${name}/`);
+const under =
+  (rel: string) =>
+  (f: string): boolean =>
+    f.startsWith(path.join(ROOT, rel) + path.sep);
 
 /** Never loaded by a local command: the service and its mail stack. */
 const SERVICE: [string, (f: string) => boolean][] = [
@@ -104,7 +132,11 @@ describe('module graph of the built cas', () => {
     const body = '{"event":"x"}';
     const secretFile = path.join(dir, 'whsec.txt');
     writeFileSync(secretFile, 'whsec_test');
-    const r = await loaded(['inbound', 'verify-signature', '--secret-file', secretFile, '--header', signWebhook('whsec_test', body)], {}, body);
+    const r = await loaded(
+      ['inbound', 'verify-signature', '--secret-file', secretFile, '--header', signWebhook('whsec_test', body)],
+      {},
+      body,
+    );
     expect(r.exitCode).toBe(0);
     expect(r.files.some(under('dist/shared'))).toBe(true);
     expect(offending(r.files, SERVICE)).toEqual([]);
@@ -128,7 +160,9 @@ function importsOf(file: string): string[] {
 /** The import graph of src/. */
 function sourceGraph(): Map<string, string[]> {
   const src = path.join(ROOT, 'src');
-  const files = readdirSync(src, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => path.join(e.parentPath, e.name));
+  const files = readdirSync(src, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .map((e) => path.join(e.parentPath, e.name));
   return new Map(files.map((f) => [f, importsOf(f).filter((t) => t !== f)]));
 }
 

@@ -35,7 +35,11 @@ describe('detection', () => {
     expect(r.stderr).toMatch(/not a supported statement.*Supported: registrar statements/);
   });
 
-  it.each(manifest().filter((m) => m.kind === 'bad').map((m) => [m.path, m.expected] as const))('bad input %s -> %s, exit 3', async (p) => {
+  it.each(
+    manifest()
+      .filter((m) => m.kind === 'bad')
+      .map((m) => [m.path, m.expected] as const),
+  )('bad input %s -> %s, exit 3', async (p) => {
     const r = await cas(['smart', '--detect-only', fixture(p)]);
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe('');
@@ -100,7 +104,12 @@ describe('cas parse and cas smart', () => {
   it('prompts for the password on a terminal: a wrong one, then the right one', async () => {
     const out = path.join(tmpDir(), 'out.json');
     const result = await new Promise<{ code: number; screen: string }>((resolve) => {
-      const p = pty.spawn('node', [BIN, 'parse', fixture('registrar/cams-detailed.pdf'), '--output', out], { cols: 120, rows: 30, cwd: ROOT, env: cleanEnv({ NO_COLOR: '1' }) as Record<string, string> });
+      const p = pty.spawn('node', [BIN, 'parse', fixture('registrar/cams-detailed.pdf'), '--output', out], {
+        cols: 120,
+        rows: 30,
+        cwd: ROOT,
+        env: cleanEnv({ NO_COLOR: '1' }) as Record<string, string>,
+      });
       let screen = '';
       let step = 0;
       p.onData((d) => {
@@ -124,9 +133,16 @@ describe('cas parse and cas smart', () => {
 
   it('never prompts when CI=true, even on a terminal: exit 3 naming the flags', async () => {
     const result = await new Promise<{ code: number; screen: string }>((resolve) => {
-      const p = pty.spawn('node', [BIN, 'parse', fixture('registrar/cams-detailed.pdf')], { cols: 120, rows: 30, cwd: ROOT, env: cleanEnv({ NO_COLOR: '1', CI: 'true' }) as Record<string, string> });
+      const p = pty.spawn('node', [BIN, 'parse', fixture('registrar/cams-detailed.pdf')], {
+        cols: 120,
+        rows: 30,
+        cwd: ROOT,
+        env: cleanEnv({ NO_COLOR: '1', CI: 'true' }) as Record<string, string>,
+      });
       let screen = '';
-      p.onData((d) => { screen += d; });
+      p.onData((d) => {
+        screen += d;
+      });
       p.onExit(({ exitCode }) => resolve({ code: exitCode, screen }));
     });
     expect(result.code).toBe(3);
@@ -135,7 +151,11 @@ describe('cas parse and cas smart', () => {
   });
 
   it('pipes into jq: JSON on a non-TTY stdout', async () => {
-    const r = await execa('bash', ['-c', `node ${BIN} parse ${fixture('registrar/cams-detailed-plain.pdf')} | jq .summary.total_value`], { env: cleanEnv(), extendEnv: false, reject: false });
+    const r = await execa('bash', ['-c', `node ${BIN} parse ${fixture('registrar/cams-detailed-plain.pdf')} | jq .summary.total_value`], {
+      env: cleanEnv(),
+      extendEnv: false,
+      reject: false,
+    });
     expect(r.exitCode).toBe(0);
     expect(Number(r.stdout.trim())).toBe((expectedJson('expected/registrar-detailed.json') as any).summary.total_value);
   });
@@ -155,8 +175,15 @@ describe('cas parse and cas smart', () => {
     copyFileSync(fixture('registrar/cams-summary.pdf'), path.join(dir, 'in', 'd.pdf'));
     const r = await cas(['parse', path.join(dir, 'in'), '--jobs', '2'], { env: { CAS_PDF_PASSWORD: 'ABCPM1234K' } });
     expect(r.exitCode).toBe(3);
-    const docs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(docs).toEqual([expectedJson('expected/registrar-detailed.json'), expectedJson('expected/registrar-detailed.json'), expectedJson('expected/registrar-summary.json')]);
+    const docs = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(docs).toEqual([
+      expectedJson('expected/registrar-detailed.json'),
+      expectedJson('expected/registrar-detailed.json'),
+      expectedJson('expected/registrar-summary.json'),
+    ]);
     expect(r.stderr).toMatch(/c\.pdf: the PDF is damaged/);
     expect(r.stderr).toMatch(/3 of 4 files parsed; failed: .*c\.pdf \(DamagedPdf\)/);
   });
@@ -206,11 +233,15 @@ describe('cas parse and cas smart', () => {
     const h = await cas(['parse', '--csv', 'holdings', fixture('registrar/cams-detailed-plain.pdf')]);
     const hl = h.stdout.split('\n');
     expect(hl[0]).toBe('file,account_kind,account,provider,isin,name,type,units,nav,value,cost');
-    expect(hl).toContain(`${fixture('registrar/cams-detailed-plain.pdf')},mutual_fund,1234567 / 89,HDFC Mutual Fund,INF179K01UT0,HDFC Flexi Cap Fund - Direct Plan - Growth Option,Equity,${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].units},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].nav},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].value},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].cost}`);
+    expect(hl).toContain(
+      `${fixture('registrar/cams-detailed-plain.pdf')},mutual_fund,1234567 / 89,HDFC Mutual Fund,INF179K01UT0,HDFC Flexi Cap Fund - Direct Plan - Growth Option,Equity,${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].units},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].nav},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].value},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].cost}`,
+    );
     const t = await cas(['parse', '--csv', 'transactions', fixture('registrar/cams-detailed-plain.pdf')]);
     const tl = t.stdout.trim().split('\n');
     expect(tl[0]).toBe('file,account,isin,name,date,type,description,amount,units,nav,balance,dividend_rate');
-    const count = (expectedJson('expected/registrar-detailed.json') as any).mutual_funds.flatMap((f: any) => f.schemes.flatMap((s: any) => s.transactions)).length;
+    const count = (expectedJson('expected/registrar-detailed.json') as any).mutual_funds.flatMap((f: any) =>
+      f.schemes.flatMap((s: any) => s.transactions),
+    ).length;
     expect(tl).toHaveLength(count + 1);
   });
 });
@@ -237,18 +268,29 @@ describe('progress of a long parse (issue 20 item 9)', () => {
     const failing = await cas(['parse', folder(true), '--jobs', '1'], { env: { CAS_PDF_PASSWORD: 'ABCPM1234K' } });
     expect(failing.exitCode).toBe(3);
     const lines = failing.stderr.trim().split('\n');
-    expect(lines).toEqual([expect.stringMatching(/^error: .*d\.pdf: the PDF is damaged/), expect.stringMatching(/^3 of 4 files parsed; failed: .*d\.pdf \(DamagedPdf\)$/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^error: .*d\.pdf: the PDF is damaged/),
+      expect.stringMatching(/^3 of 4 files parsed; failed: .*d\.pdf \(DamagedPdf\)$/),
+    ]);
   });
 
   it('on a terminal: a progress line (bar, count, elapsed, current file) redrawn in place, erased before the summary; none with --quiet', async () => {
     const dir = folder();
     // --out-dir keeps the data off the terminal: what it shows is stderr's.
-    const run = (extra: string[]): Promise<string> => new Promise((resolve) => {
-      const p = pty.spawn('node', [BIN, 'parse', dir, '--out-dir', path.join(tmpDir(), 'out'), ...extra], { cols: 120, rows: 30, cwd: ROOT, env: cleanEnv({ NO_COLOR: '1', CAS_PDF_PASSWORD: 'ABCPM1234K' }) as Record<string, string> });
-      let screen = '';
-      p.onData((d) => { screen += d; });
-      p.onExit(() => resolve(screen));
-    });
+    const run = (extra: string[]): Promise<string> =>
+      new Promise((resolve) => {
+        const p = pty.spawn('node', [BIN, 'parse', dir, '--out-dir', path.join(tmpDir(), 'out'), ...extra], {
+          cols: 120,
+          rows: 30,
+          cwd: ROOT,
+          env: cleanEnv({ NO_COLOR: '1', CAS_PDF_PASSWORD: 'ABCPM1234K' }) as Record<string, string>,
+        });
+        let screen = '';
+        p.onData((d) => {
+          screen += d;
+        });
+        p.onExit(() => resolve(screen));
+      });
     for (const jobs of ['1', '2']) {
       const screen = await run(['--jobs', jobs]);
       // ora redraws the line in place (carriage returns and erase codes): read the screen as text segments.

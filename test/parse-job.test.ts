@@ -25,16 +25,43 @@ const bytes = (rel: string): Uint8Array => new Uint8Array(readFileSync(fixture(r
 
 describe('the error map', () => {
   it('maps every document error to exit 3 and HTTP 400, and keeps the API wording of password errors', () => {
-    for (const code of ['PasswordRequired', 'IncorrectPassword', 'NotAPdf', 'DamagedPdf', 'NoTextLayer', 'TooLarge', 'Timeout', 'ResourceLimit', 'UnsupportedDocument', 'TypeMismatch', 'ParseFailed']) {
+    for (const code of [
+      'PasswordRequired',
+      'IncorrectPassword',
+      'NotAPdf',
+      'DamagedPdf',
+      'NoTextLayer',
+      'TooLarge',
+      'Timeout',
+      'ResourceLimit',
+      'UnsupportedDocument',
+      'TypeMismatch',
+      'ParseFailed',
+    ]) {
       expect(ERROR_MAP[code], code).toMatchObject({ exitCode: 3, httpStatus: 400 });
     }
     const pw = errorInfo(new DocumentError('PasswordRequired', 'the PDF is password-protected; give it with --password-file FILE'));
-    expect(pw).toMatchObject({ code: 'PasswordRequired', exitCode: 3, httpStatus: 400, apiMessage: 'the PDF is password-protected: give its password' });
+    expect(pw).toMatchObject({
+      code: 'PasswordRequired',
+      exitCode: 3,
+      httpStatus: 400,
+      apiMessage: 'the PDF is password-protected: give its password',
+    });
     expect(errorInfo(new DocumentError('IncorrectPassword', 'x')).apiMessage).toBe('invalid password for this PDF');
     expect(errorInfo(new UsageError('bad'))).toMatchObject({ code: 'UsageError', exitCode: 2, httpStatus: 400 });
-    expect(errorInfo(Object.assign(new Error('nope'), { code: 'ENOENT', path: '/x.pdf' }))).toMatchObject({ code: 'NotFound', exitCode: 2, message: 'no such file: /x.pdf' });
+    expect(errorInfo(Object.assign(new Error('nope'), { code: 'ENOENT', path: '/x.pdf' }))).toMatchObject({
+      code: 'NotFound',
+      exitCode: 2,
+      message: 'no such file: /x.pdf',
+    });
     const unexpected = errorInfo(new TypeError('boom\n    at somewhere (file.js:1:1)'));
-    expect(unexpected).toMatchObject({ code: 'Unexpected', exitCode: 1, httpStatus: 500, message: 'boom', apiMessage: 'the document could not be parsed' });
+    expect(unexpected).toMatchObject({
+      code: 'Unexpected',
+      exitCode: 1,
+      httpStatus: 500,
+      message: 'boom',
+      apiMessage: 'the document could not be parsed',
+    });
     expect(jobError('WorkerCrashed', 'the parser stopped unexpectedly (exit code 1)')).toMatchObject({ exitCode: 1, httpStatus: 500 });
   });
 });
@@ -42,7 +69,9 @@ describe('the error map', () => {
 describe('limits', () => {
   it('come from defaults, then the environment, then the caller', () => {
     expect(parseLimits({}, {})).toEqual(DEFAULT_PARSE_LIMITS);
-    expect(parseLimits({}, { CAS_PARSE_TIMEOUT: '2.5', CAS_PARSE_MAX_MEMORY_MB: '300', CAS_PARSE_MAX_PAGES: '20', CAS_PARSE_MAX_BYTES: '1000' })).toEqual({ timeoutMs: 2500, memoryMb: 300, maxPages: 20, maxBytes: 1000 });
+    expect(
+      parseLimits({}, { CAS_PARSE_TIMEOUT: '2.5', CAS_PARSE_MAX_MEMORY_MB: '300', CAS_PARSE_MAX_PAGES: '20', CAS_PARSE_MAX_BYTES: '1000' }),
+    ).toEqual({ timeoutMs: 2500, memoryMb: 300, maxPages: 20, maxBytes: 1000 });
     expect(parseLimits({ timeoutMs: 100 }, { CAS_PARSE_TIMEOUT: '2.5' }).timeoutMs).toBe(100);
     expect(() => parseLimits({}, { CAS_PARSE_MAX_MEMORY_MB: '10' })).toThrow(/CAS_PARSE_MAX_MEMORY_MB must be a number of at least 64/);
   });
@@ -73,7 +102,12 @@ describe('one job, in-process or on the pool', () => {
     const detect = await pool.run({ ...job, detectOnly: true });
     expect(detect).toMatchObject({ ok: true, data: null, detection: { type: 'registrar' } });
     const locked = await pool.run({ bytes: bytes('registrar/kfintech-detailed.pdf') });
-    expect(locked).toMatchObject({ ok: false, code: 'PasswordRequired', httpStatus: 400, apiMessage: 'the PDF is password-protected: give its password' });
+    expect(locked).toMatchObject({
+      ok: false,
+      code: 'PasswordRequired',
+      httpStatus: 400,
+      apiMessage: 'the PDF is password-protected: give its password',
+    });
   });
 
   it('stops a job that spins past its time, replaces the worker, and parses the next job', async () => {
@@ -88,7 +122,10 @@ describe('one job, in-process or on the pool', () => {
 
   it('a closed pool answers every job', async () => {
     const p = new core.ParsePool({ size: 1 });
-    const queued = [p.run({ bytes: bytes('registrar/cams-detailed-plain.pdf') }), p.run({ bytes: bytes('registrar/cams-detailed-plain.pdf') })];
+    const queued = [
+      p.run({ bytes: bytes('registrar/cams-detailed-plain.pdf') }),
+      p.run({ bytes: bytes('registrar/cams-detailed-plain.pdf') }),
+    ];
     await p.close();
     for (const o of await Promise.all(queued)) expect(o).toMatchObject({ ok: false, code: 'Cancelled' });
     expect(await p.run({ bytes: new Uint8Array(1) })).toMatchObject({ ok: false, code: 'Cancelled' });

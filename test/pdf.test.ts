@@ -22,9 +22,37 @@ describe('PDF text layer on every fixture', () => {
     if (m.kind === 'depository_b') {
       expect(doc.pages[1].lines[0].text).toBe('NSDL ID: 103802213');
       const row = lines.find((l) => l.pieces[0]?.text === 'INE467B01029')!;
-      expect(row.pieces.map((p) => p.text)).toEqual(['INE467B01029', 'TCS', 'TATA CONSULTANCY SERVICES LIMITED', '1.00', '12', '3,542.80', '42,513.60']);
-      const header = lines.map((l) => matchHeader(l, [{ name: 'isin', label: 'ISIN', align: 'left' }, { name: 'sym', label: 'Stock Symbol', align: 'left' }, { name: 'name', label: 'Company Name', align: 'left' }, { name: 'face', label: 'Face Value', align: 'right' }, { name: 'units', label: 'No. of Shares', align: 'right' }, { name: 'price', label: 'Market Price', align: 'right' }, { name: 'value', label: 'Value', align: 'right' }])).find(Boolean)!;
-      expect(splitCells(row, header)).toEqual({ isin: 'INE467B01029', sym: 'TCS', name: 'TATA CONSULTANCY SERVICES LIMITED', face: '1.00', units: '12', price: '3,542.80', value: '42,513.60' });
+      expect(row.pieces.map((p) => p.text)).toEqual([
+        'INE467B01029',
+        'TCS',
+        'TATA CONSULTANCY SERVICES LIMITED',
+        '1.00',
+        '12',
+        '3,542.80',
+        '42,513.60',
+      ]);
+      const header = lines
+        .map((l) =>
+          matchHeader(l, [
+            { name: 'isin', label: 'ISIN', align: 'left' },
+            { name: 'sym', label: 'Stock Symbol', align: 'left' },
+            { name: 'name', label: 'Company Name', align: 'left' },
+            { name: 'face', label: 'Face Value', align: 'right' },
+            { name: 'units', label: 'No. of Shares', align: 'right' },
+            { name: 'price', label: 'Market Price', align: 'right' },
+            { name: 'value', label: 'Value', align: 'right' },
+          ]),
+        )
+        .find(Boolean)!;
+      expect(splitCells(row, header)).toEqual({
+        isin: 'INE467B01029',
+        sym: 'TCS',
+        name: 'TATA CONSULTANCY SERVICES LIMITED',
+        face: '1.00',
+        units: '12',
+        price: '3,542.80',
+        value: '42,513.60',
+      });
       return;
     }
     if (m.kind === 'depository_a') {
@@ -37,7 +65,9 @@ describe('PDF text layer on every fixture', () => {
     if (m.kind === 'contract_note') {
       expect(lines.slice(0, 3).some((l) => /contract note cum tax invoice/i.test(l.text))).toBe(true);
       const row = lines.find((l) => l.pieces.some((p) => p.text === 'RELIANCE INDUSTRIES LTD') && l.pieces.some((p) => p.text === '6'));
-      expect(row?.pieces.map((p) => p.text)).toEqual(expect.arrayContaining(['RELIANCE INDUSTRIES LTD', 'NSE', '6', '1,287.4500', '0.0000', '(7,724.70)']));
+      expect(row?.pieces.map((p) => p.text)).toEqual(
+        expect.arrayContaining(['RELIANCE INDUSTRIES LTD', 'NSE', '6', '1,287.4500', '0.0000', '(7,724.70)']),
+      );
       return;
     }
     // Registrar: the watermark is rotated text, kept apart from the body, still available.
@@ -45,20 +75,38 @@ describe('PDF text layer on every fixture', () => {
     expect(lines.some((l) => /CASWS/.test(l.text))).toBe(false);
     if (/summary/.test(m.path)) {
       const row = lines.find((l) => l.text.startsWith('1234567 / 89'));
-      expect(row?.pieces.map((p) => p.text).slice(0, 3)).toEqual(['1234567 / 89', 'INF179K01UT0', 'H02D-HDFC Flexi Cap Fund - Direct Plan - Growth Option']);
+      expect(row?.pieces.map((p) => p.text).slice(0, 3)).toEqual([
+        '1234567 / 89',
+        'INF179K01UT0',
+        'H02D-HDFC Flexi Cap Fund - Direct Plan - Growth Option',
+      ]);
       expect(lines.some((l) => l.text === 'Consolidated Account Summary')).toBe(true);
     } else {
       expect(lines[0].text).toBe('Consolidated Account Statement');
       expect(lines[1].text).toBe('01-Apr-2024 To 31-Mar-2026');
       const row = lines.find((l) => l.pieces[1]?.text === 'Systematic Investment (1/36)');
       expect(row).toBeDefined();
-      const header = lines.map((l) => matchHeader(l, [
-        { name: 'date', label: 'Date', align: 'left' }, { name: 'desc', label: 'Transaction', align: 'left' },
-        { name: 'amount', label: 'Amount', align: 'right' }, { name: 'units', label: 'Units', align: 'right' },
-        { name: 'nav', label: /kfintech/.test(m.path) ? 'Price' : 'NAV', align: 'right' }, { name: 'balance', label: 'Unit', align: 'right' },
-      ])).find(Boolean);
+      const header = lines
+        .map((l) =>
+          matchHeader(l, [
+            { name: 'date', label: 'Date', align: 'left' },
+            { name: 'desc', label: 'Transaction', align: 'left' },
+            { name: 'amount', label: 'Amount', align: 'right' },
+            { name: 'units', label: 'Units', align: 'right' },
+            { name: 'nav', label: /kfintech/.test(m.path) ? 'Price' : 'NAV', align: 'right' },
+            { name: 'balance', label: 'Unit', align: 'right' },
+          ]),
+        )
+        .find(Boolean);
       expect(header).toBeTruthy();
-      expect(splitCells(row!, header!)).toEqual({ date: '08-Apr-2024', desc: 'Systematic Investment (1/36)', amount: '5,000.00', units: '3.448', nav: '1,450.1234', balance: '38.917' });
+      expect(splitCells(row!, header!)).toEqual({
+        date: '08-Apr-2024',
+        desc: 'Systematic Investment (1/36)',
+        amount: '5,000.00',
+        units: '3.448',
+        nav: '1,450.1234',
+        balance: '38.917',
+      });
       // The soft-hyphen ISIN is healed.
       expect(lines.some((l) => l.text.includes('INF209K01XX1'))).toBe(true);
       // Duplicated overlay dates are dropped: no line starts with the same date twice.
@@ -68,7 +116,8 @@ describe('PDF text layer on every fixture', () => {
 
   it('loading pdf.js leaves the native Array push and JSON functions in place (its core-js copies are slow)', async () => {
     await openPdf(fixture('registrar/cams-detailed-plain.pdf'));
-    for (const f of [Array.prototype.push, JSON.parse, JSON.stringify]) expect(Function.prototype.toString.call(f)).toMatch(/\[native code\]/);
+    for (const f of [Array.prototype.push, JSON.parse, JSON.stringify])
+      expect(Function.prototype.toString.call(f)).toMatch(/\[native code\]/);
     // The additions pdf.js needs on Node 20 stay.
     expect(typeof (Promise as unknown as { withResolvers?: unknown }).withResolvers).toBe('function');
   });
@@ -100,7 +149,14 @@ describe('PDF text layer on every fixture', () => {
     const doc = await openPdf(file);
     const lines = allLines(doc).map((l) => l.text);
     expect(lines.filter((t) => /[\u0900-\u097F]/.test(t))).toEqual([]);
-    for (const h of ['Your Demat Account and Mutual Fund Folios', 'NSDL Demat Account', 'Equities (E)', 'Mutual Fund Folios (F)', 'National Pension System (N)']) expect(lines).toContain(h);
+    for (const h of [
+      'Your Demat Account and Mutual Fund Folios',
+      'NSDL Demat Account',
+      'Equities (E)',
+      'Mutual Fund Folios (F)',
+      'National Pension System (N)',
+    ])
+      expect(lines).toContain(h);
   });
 
   it('drops Devanagari overlay text and duplicated overlays; keeps rotated text apart', () => {
@@ -119,7 +175,13 @@ describe('PDF text layer on every fixture', () => {
 
   it('exposes PDF metadata', async () => {
     const doc = await openPdf(fixture('registrar/cams-detailed-plain.pdf'));
-    expect(doc.metadata).toEqual({ producer: 'CAMS CAS Engine', creator: 'CAMS', title: 'Consolidated Account Statement', author: null, subject: null });
+    expect(doc.metadata).toEqual({
+      producer: 'CAMS CAS Engine',
+      creator: 'CAMS',
+      title: 'Consolidated Account Statement',
+      author: null,
+      subject: null,
+    });
   });
 
   it('opens from a Buffer and from a stream too', async () => {
@@ -140,11 +202,14 @@ describe('typed errors', () => {
     await expect(openPdf(fixture(m.path), { password: 'WRONG0000X' })).rejects.toMatchObject({ code: 'IncorrectPassword', exitCode: 3 });
   });
 
-  it.each(bad.filter((m) => m.expected !== 'UnsupportedDocument').map((m) => [m.path, m] as const))('%s gives its typed error without hanging', async (_p, m) => {
-    const t0 = Date.now();
-    await expect(openPdf(fixture(m.path))).rejects.toMatchObject({ code: m.expected, exitCode: 3 });
-    expect(Date.now() - t0).toBeLessThan(10_000);
-  });
+  it.each(bad.filter((m) => m.expected !== 'UnsupportedDocument').map((m) => [m.path, m] as const))(
+    '%s gives its typed error without hanging',
+    async (_p, m) => {
+      const t0 = Date.now();
+      await expect(openPdf(fixture(m.path))).rejects.toMatchObject({ code: m.expected, exitCode: 3 });
+      expect(Date.now() - t0).toBeLessThan(10_000);
+    },
+  );
 
   it('scanned files say that the PDF has no text layer', async () => {
     await expect(openPdf(fixture('bad/image-only.pdf'))).rejects.toThrow(/no text layer/);
@@ -196,40 +261,66 @@ describe('line building on what other report engines draw', () => {
 
   it('a run printed over another one, a point or two off its baseline, is a line of its own', () => {
     // A registrar engine prints a bare date 1.9 pt above the closing-balance label, over it.
-    const { lines } = buildLines([
-      item('10-Jul-2020', 17, 191, 39.6),
-      item('NAV on 20-Nov-2022 : INR 12.3456', 211.8, 192.9, 108),
-      item('Closing Unit Balance: 4,347.941', 12.5, 192.9, 97.4),
-      item('Valuation on 20-Nov-2022 : INR 5,36,781.20', 454.8, 192.9, 136.6),
-    ], 1);
-    expect(lines.map((l) => l.text)).toEqual(['10-Jul-2020', 'Closing Unit Balance: 4,347.941  NAV on 20-Nov-2022 : INR 12.3456  Valuation on 20-Nov-2022 : INR 5,36,781.20']);
+    const { lines } = buildLines(
+      [
+        item('10-Jul-2020', 17, 191, 39.6),
+        item('NAV on 20-Nov-2022 : INR 12.3456', 211.8, 192.9, 108),
+        item('Closing Unit Balance: 4,347.941', 12.5, 192.9, 97.4),
+        item('Valuation on 20-Nov-2022 : INR 5,36,781.20', 454.8, 192.9, 136.6),
+      ],
+      1,
+    );
+    expect(lines.map((l) => l.text)).toEqual([
+      '10-Jul-2020',
+      'Closing Unit Balance: 4,347.941  NAV on 20-Nov-2022 : INR 12.3456  Valuation on 20-Nov-2022 : INR 5,36,781.20',
+    ]);
   });
 
   it('runs side by side a little off one baseline stay one line, and a fake-bold overlay is dropped', () => {
-    const { lines } = buildLines([item('08-Apr-2024', 20, 300, 38), item('Purchase', 80, 301.2, 30), item('5,000.00', 300, 300.4, 30), item('08-Apr-2024', 20.4, 300.3, 38)], 1);
+    const { lines } = buildLines(
+      [
+        item('08-Apr-2024', 20, 300, 38),
+        item('Purchase', 80, 301.2, 30),
+        item('5,000.00', 300, 300.4, 30),
+        item('08-Apr-2024', 20.4, 300.3, 38),
+      ],
+      1,
+    );
     expect(lines).toHaveLength(1);
     expect(lines[0].pieces.map((p) => p.text)).toEqual(['08-Apr-2024', 'Purchase', '5,000.00']);
   });
 
-  it('a bilingual template\'s second copy of a line (label respaced, value a few points right) is dropped', () => {
+  it("a bilingual template's second copy of a line (label respaced, value a few points right) is dropped", () => {
     // English label and value, then the (dropped) Hindi label, which is wider, and the value again.
-    const { lines } = buildLines([
-      item('BO ID :', 400, 482, 32.6), item('1208160000123456', 434.9, 482, 92.8), item('BO ID:', 400, 482, 33.9), item('1208160000123456', 436.2, 482, 92.8),
-      item('DP Name :', 20, 482, 47.5), item('EXAMPLE BROKING PRIVATE LIMITED', 69.8, 482, 138.2), item('डीपी का नाम:', 20, 482, 55.8), item('EXAMPLE BROKING PRIVATE LIMITED', 78.1, 482, 138.2),
-    ], 1);
-    expect(lines.map((l) => l.pieces.map((p) => p.text))).toEqual([['DP Name : EXAMPLE BROKING PRIVATE LIMITED', 'BO ID : 1208160000123456']]);
+    const { lines } = buildLines(
+      [
+        item('BO ID :', 400, 482, 32.6),
+        item('1208160000123456', 434.9, 482, 92.8),
+        item('BO ID:', 400, 482, 33.9),
+        item('1208160000123456', 436.2, 482, 92.8),
+        item('DP Name :', 20, 482, 47.5),
+        item('EXAMPLE BROKING PRIVATE LIMITED', 69.8, 482, 138.2),
+        item('डीपी का नाम:', 20, 482, 55.8),
+        item('EXAMPLE BROKING PRIVATE LIMITED', 78.1, 482, 138.2),
+      ],
+      1,
+    );
+    expect(lines.map((l) => l.pieces.map((p) => p.text))).toEqual([
+      ['DP Name : EXAMPLE BROKING PRIVATE LIMITED', 'BO ID : 1208160000123456'],
+    ]);
   });
 
   it('italic drawn with a sheared text matrix is body text, and a page stored turned (/Rotate 90) reads across', async () => {
     const PDFDocument = (await import('pdfkit')).default;
-    const make = (draw: (d: InstanceType<typeof PDFDocument>) => void, layout: 'portrait' | 'landscape' = 'portrait'): Promise<Buffer> => new Promise((resolve) => {
-      const d = new PDFDocument({ size: 'A4', layout, compress: false });
-      const chunks: Buffer[] = [];
-      d.on('data', (c: Buffer) => chunks.push(c));
-      d.on('end', () => resolve(Buffer.concat(chunks)));
-      draw(d);
-      d.end();
-    });
+    const make = (draw: (d: InstanceType<typeof PDFDocument>) => void, layout: 'portrait' | 'landscape' = 'portrait'): Promise<Buffer> =>
+      new Promise((resolve) => {
+        const d = new PDFDocument({ size: 'A4', layout, compress: false });
+        const chunks: Buffer[] = [];
+        d.on('data', (c: Buffer) => chunks.push(c));
+        d.on('end', () => resolve(Buffer.concat(chunks)));
+        draw(d);
+        d.end();
+      });
     const italic = await make((d) => {
       d.font('Helvetica').fontSize(8).text('08-Apr-2024', 30, 100, { lineBreak: false });
       d.text('*** Stamp Duty ***', 90, 100, { oblique: true, lineBreak: false });

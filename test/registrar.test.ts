@@ -5,7 +5,15 @@ import { classifyTransaction, schemeType } from '../src/parsers/common.js';
 import { ParsedStatement, TransactionType } from '../src/schema/index.js';
 import { buildRegistrarStatement, toExpected } from './fixtures/registrar-data.js';
 import { renderRegistrarDetailed, renderRegistrarSummary, STYLE_A, STYLE_B, type RegistrarStyle } from './fixtures/registrar-render.js';
-import { detailedPdf, plainDetailedLook, plainSummaryLook, summaryPdf, traitStatement, type DetailedLook, type SummaryLook } from './fixtures/registrar-layout.js';
+import {
+  detailedPdf,
+  plainDetailedLook,
+  plainSummaryLook,
+  summaryPdf,
+  traitStatement,
+  type DetailedLook,
+  type SummaryLook,
+} from './fixtures/registrar-layout.js';
 import { drawStyle } from './fixtures/lib/layout.js';
 import { withEmbeddedFont } from './fixtures/lib/pdf.js';
 import { expectedJson, fixture, manifest } from './helpers.js';
@@ -42,7 +50,11 @@ describe('registrar robustness: one real-world trait changed at a time', () => {
     ['opening balance right-aligned', { openingRight: true }],
     ['numeric columns shifted', { columnShift: 14 }],
     ['no portfolio summary, no side text', { portfolioSummary: false, sideText: false }],
-    ['advisor missing everywhere', { dropAdvisor: true }, (e) => e.mutual_funds.forEach((f) => f.schemes.forEach((s) => (s.additional_info.advisor = null)))],
+    [
+      'advisor missing everywhere',
+      { dropAdvisor: true },
+      (e) => e.mutual_funds.forEach((f) => f.schemes.forEach((s) => (s.additional_info.advisor = null))),
+    ],
   ];
   it.each(variants)('%s', async (_name, change, fix) => {
     const pdf = await renderRegistrarDetailed(st, { ...STYLE_A, ...change });
@@ -53,7 +65,10 @@ describe('registrar robustness: one real-world trait changed at a time', () => {
     expect(warnings).toEqual([]);
   });
 
-  it.each([['registrar_a', STYLE_A], ['registrar_b', STYLE_B]] as const)('%s layout in an embedded, subset TrueType font (real widths and kerning) parses the same', async (_n, style) => {
+  it.each([
+    ['registrar_a', STYLE_A],
+    ['registrar_b', STYLE_B],
+  ] as const)('%s layout in an embedded, subset TrueType font (real widths and kerning) parses the same', async (_n, style) => {
     const pdf = await withEmbeddedFont(() => renderRegistrarDetailed(st, { ...style, pageBottom: 420 }));
     expect(pdf.includes(Buffer.from('/FontFile2'))).toBe(true);
     const { data, warnings } = parseRegistrar(await openPdf(new Uint8Array(pdf)));
@@ -88,7 +103,9 @@ describe('registrar robustness: one real-world trait changed at a time', () => {
     const { data, warnings } = parseRegistrar(await openPdf(new Uint8Array(pdf)));
     expect(data.mutual_funds).toHaveLength(7);
     expect(warnings.map((w) => w.code)).toContain('UnitsMismatch');
-    expect(warnings.find((w) => w.code === 'UnitsMismatch')?.message).toMatch(/folio 1234567 \/ 89, scheme 'HDFC Flexi Cap Fund - Direct Plan - Growth Option'/);
+    expect(warnings.find((w) => w.code === 'UnitsMismatch')?.message).toMatch(
+      /folio 1234567 \/ 89, scheme 'HDFC Flexi Cap Fund - Direct Plan - Growth Option'/,
+    );
   });
 
   it('a large statement (several hundred transactions over many pages) parses exactly', async () => {
@@ -102,23 +119,42 @@ describe('registrar robustness: one real-world trait changed at a time', () => {
 
 describe('transaction classification', () => {
   const cases: [TransactionType, string, number | null][] = [
-    ['PURCHASE', 'Purchase', 10.5], ['PURCHASE', 'Additional Purchase - via Internet', 3.2],
-    ['PURCHASE_SIP', 'Systematic Investment (48/55)', 516.901], ['PURCHASE_SIP', 'SIP Purchase Instalment No - 7', 12.1], ['PURCHASE_SIP', 'Purchase SIP', 3.3],
-    ['REDEMPTION', 'Redemption', -100], ['REDEMPTION', 'Redemption - ELECTRONIC PAYMENT', -2.5],
-    ['SWITCH_IN', 'Switch In - From Axis Midcap Fund Direct Growth', 40], ['SWITCH_IN', 'Switch-In from HDFC Liquid Fund', 12],
-    ['SWITCH_IN_MERGER', 'Switch-In - Merger from Axis Midcap Fund', 18], ['SWITCH_IN_MERGER', 'Units allotted on Merger from L&T Midcap Fund', 140.2],
-    ['SWITCH_OUT', 'Switch Out - To Axis Liquid Fund Direct Growth', -10], ['SWITCH_OUT', 'Switch-Out to ICICI Prudential Liquid Fund', -5.2], ['SWITCH_OUT', '*Switch Out - To Quant Liquid Fund', -3],
-    ['SWITCH_OUT_MERGER', 'Switch-Out - Merger to Axis Small Cap Fund', -500], ['SWITCH_OUT_MERGER', 'Units redeemed on Merger to HSBC Midcap Fund', -12],
-    ['DIVIDEND_PAYOUT', 'IDCW Paid @ Rs.2.00 per unit', null], ['DIVIDEND_PAYOUT', 'Dividend Payout @ Rs 0.15 per unit', null],
-    ['DIVIDEND_REINVEST', 'IDCW Reinvestment @ Rs.0.50 per unit', 7.7], ['DIVIDEND_REINVEST', 'Div. Reinvested @ Rs.1.25 per unit', 3.1],
-    ['SEGREGATION', 'Units allotted - Segregated Portfolio 1', 1523.456], ['SEGREGATION', 'Segregation of units - Vodafone Idea portfolio', 12],
-    ['STAMP_DUTY_TAX', '*** Stamp Duty ***', null], ['STAMP_DUTY_TAX', 'Stamp Duty on purchase', null],
-    ['TDS_TAX', '*** TDS on above ***', null], ['TDS_TAX', 'TDS deducted on IDCW', null],
-    ['STT_TAX', '*** STT Paid ***', null], ['STT_TAX', 'STT deducted on redemption', null],
-    ['MISC', '*** Address Updated from KRA Data ***', null], ['MISC', '*** Registration of Nominee ***', null], ['MISC', '***Change of Bank Mandate***', null],
+    ['PURCHASE', 'Purchase', 10.5],
+    ['PURCHASE', 'Additional Purchase - via Internet', 3.2],
+    ['PURCHASE_SIP', 'Systematic Investment (48/55)', 516.901],
+    ['PURCHASE_SIP', 'SIP Purchase Instalment No - 7', 12.1],
+    ['PURCHASE_SIP', 'Purchase SIP', 3.3],
+    ['REDEMPTION', 'Redemption', -100],
+    ['REDEMPTION', 'Redemption - ELECTRONIC PAYMENT', -2.5],
+    ['SWITCH_IN', 'Switch In - From Axis Midcap Fund Direct Growth', 40],
+    ['SWITCH_IN', 'Switch-In from HDFC Liquid Fund', 12],
+    ['SWITCH_IN_MERGER', 'Switch-In - Merger from Axis Midcap Fund', 18],
+    ['SWITCH_IN_MERGER', 'Units allotted on Merger from L&T Midcap Fund', 140.2],
+    ['SWITCH_OUT', 'Switch Out - To Axis Liquid Fund Direct Growth', -10],
+    ['SWITCH_OUT', 'Switch-Out to ICICI Prudential Liquid Fund', -5.2],
+    ['SWITCH_OUT', '*Switch Out - To Quant Liquid Fund', -3],
+    ['SWITCH_OUT_MERGER', 'Switch-Out - Merger to Axis Small Cap Fund', -500],
+    ['SWITCH_OUT_MERGER', 'Units redeemed on Merger to HSBC Midcap Fund', -12],
+    ['DIVIDEND_PAYOUT', 'IDCW Paid @ Rs.2.00 per unit', null],
+    ['DIVIDEND_PAYOUT', 'Dividend Payout @ Rs 0.15 per unit', null],
+    ['DIVIDEND_REINVEST', 'IDCW Reinvestment @ Rs.0.50 per unit', 7.7],
+    ['DIVIDEND_REINVEST', 'Div. Reinvested @ Rs.1.25 per unit', 3.1],
+    ['SEGREGATION', 'Units allotted - Segregated Portfolio 1', 1523.456],
+    ['SEGREGATION', 'Segregation of units - Vodafone Idea portfolio', 12],
+    ['STAMP_DUTY_TAX', '*** Stamp Duty ***', null],
+    ['STAMP_DUTY_TAX', 'Stamp Duty on purchase', null],
+    ['TDS_TAX', '*** TDS on above ***', null],
+    ['TDS_TAX', 'TDS deducted on IDCW', null],
+    ['STT_TAX', '*** STT Paid ***', null],
+    ['STT_TAX', 'STT deducted on redemption', null],
+    ['MISC', '*** Address Updated from KRA Data ***', null],
+    ['MISC', '*** Registration of Nominee ***', null],
+    ['MISC', '***Change of Bank Mandate***', null],
     ['DIVIDEND_PAYOUT', 'Dividend Payout', null],
-    ['REVERSAL', 'Purchase Reversal - Payment not received', -12.3], ['REVERSAL', '*** Rejection - Insufficient Balance ***', -5],
-    ['UNKNOWN', 'Transmission - Nil Units', 0], ['UNKNOWN', 'Consolidation of folios', 0],
+    ['REVERSAL', 'Purchase Reversal - Payment not received', -12.3],
+    ['REVERSAL', '*** Rejection - Insufficient Balance ***', -5],
+    ['UNKNOWN', 'Transmission - Nil Units', 0],
+    ['UNKNOWN', 'Consolidation of folios', 0],
   ];
   it('covers every type of the enum', () => {
     expect(new Set(cases.map((c) => c[0]))).toEqual(new Set(TransactionType.options));
@@ -150,7 +186,10 @@ describe('registrar content traits of genuine statements (issue 24)', () => {
     expect(txns.find((t) => t.description === '*** Stamp Duty ***')?.type).toBe('STAMP_DUTY_TAX');
     expect(txns.find((t) => t.description === '*** STT Paid ***')?.type).toBe('STT_TAX');
     expect(txns.find((t) => t.description.startsWith('*Switch Out'))?.type).toBe('SWITCH_OUT');
-    expect(txns.filter((t) => t.type === 'MISC').map((t) => [t.description, t.amount, t.units])).toEqual([['***Address Updated***', null, null], ['***Change of Bank Mandate***', null, null]]);
+    expect(txns.filter((t) => t.type === 'MISC').map((t) => [t.description, t.amount, t.units])).toEqual([
+      ['***Address Updated***', null, null],
+      ['***Change of Bank Mandate***', null, null],
+    ]);
     expect(data.mutual_funds.map((f) => f.amc)).toEqual(['Quant MF', 'Navi MF']);
   });
 
@@ -180,7 +219,17 @@ describe('registrar content traits of genuine statements (issue 24)', () => {
     ['registrar_a with ISIN column and RTA codes', plainSummaryLook('registrar_a')],
     ['registrar_b with no ISIN column', { ...plainSummaryLook('registrar_b'), isinColumn: false }],
     ['registrar_b with no ISIN column and no RTA codes', { ...plainSummaryLook('registrar_b'), isinColumn: false, codes: false }],
-    ['registrar_a as real files: no ISIN or cost column, `n/n` folios, `Nav Value`, rows split over two baselines beside `#`', { ...plainSummaryLook('registrar_a'), isinColumn: false, costColumn: false, folioTight: true, priceLabel: 'Nav Value', splitRows: true }],
+    [
+      'registrar_a as real files: no ISIN or cost column, `n/n` folios, `Nav Value`, rows split over two baselines beside `#`',
+      {
+        ...plainSummaryLook('registrar_a'),
+        isinColumn: false,
+        costColumn: false,
+        folioTight: true,
+        priceLabel: 'Nav Value',
+        splitRows: true,
+      },
+    ],
   ] as [string, SummaryLook][])('summary: %s', async (_n, look) => {
     const st = traitStatement();
     const { data, warnings } = await parse(await summaryPdf(st, drawStyle(0), look));
@@ -195,10 +244,18 @@ describe('numbers printed into each other', () => {
   it('splits numbers glued at a sign mark, and leaves digits glued to digits alone', async () => {
     const { splitGluedNumbers } = await import('../src/parsers/common/lines.js');
     const w = (text: string, x0 = 100) => ({ text, x0, x1: x0 + text.length * 5 });
-    expect(splitGluedNumbers([w('Redemption'), w('(2,04,446.60)(501.714)', 300)]).map((x) => x.text)).toEqual(['Redemption', '(2,04,446.60)', '(501.714)']);
+    expect(splitGluedNumbers([w('Redemption'), w('(2,04,446.60)(501.714)', 300)]).map((x) => x.text)).toEqual([
+      'Redemption',
+      '(2,04,446.60)',
+      '(501.714)',
+    ]);
     expect(splitGluedNumbers([w('1,234.56(12.345)')]).map((x) => x.text)).toEqual(['1,234.56', '(12.345)']);
     expect(splitGluedNumbers([w('(5.00)-1.25')]).map((x) => x.text)).toEqual(['(5.00)', '-1.25']);
-    expect(splitGluedNumbers([w('5,000.00123.456'), w('(Advisor:'), w('Plan(Growth)')]).map((x) => x.text)).toEqual(['5,000.00123.456', '(Advisor:', 'Plan(Growth)']);
+    expect(splitGluedNumbers([w('5,000.00123.456'), w('(Advisor:'), w('Plan(Growth)')]).map((x) => x.text)).toEqual([
+      '5,000.00123.456',
+      '(Advisor:',
+      'Plan(Growth)',
+    ]);
     const parts = splitGluedNumbers([w('(1.00)(2.00)', 0)]);
     expect(parts[0].x1).toBeCloseTo(parts[1].x0);
   });

@@ -29,10 +29,14 @@ describe('registry', () => {
     // No two formats share a name (`-` and `_` are one).
     const names = FORMATS.flatMap((f) => [...new Set([f.id, ...f.aliases].map((n) => n.toLowerCase().replace(/-/g, '_')))]);
     expect(new Set(names).size).toBe(names.length);
-    for (const f of FORMATS) for (const n of [f.id, ...f.aliases, f.id.toUpperCase(), f.id.replace(/_/g, '-')]) expect(resolveFormat(n), n).toBe(f.id);
-    const brokerNames = BROKERS.flatMap((b) => [...new Set([b.id, b.realValue, ...b.aliases].map((n) => n.toLowerCase().replace(/-/g, '_')))]);
+    for (const f of FORMATS)
+      for (const n of [f.id, ...f.aliases, f.id.toUpperCase(), f.id.replace(/_/g, '-')]) expect(resolveFormat(n), n).toBe(f.id);
+    const brokerNames = BROKERS.flatMap((b) => [
+      ...new Set([b.id, b.realValue, ...b.aliases].map((n) => n.toLowerCase().replace(/-/g, '_'))),
+    ]);
     expect(new Set(brokerNames).size).toBe(brokerNames.length);
-    for (const b of BROKERS) for (const n of [b.id, b.realValue, ...b.aliases, b.realValue.toUpperCase()]) expect(resolveBroker(n), n).toBe(b.id);
+    for (const b of BROKERS)
+      for (const n of [b.id, b.realValue, ...b.aliases, b.realValue.toUpperCase()]) expect(resolveBroker(n), n).toBe(b.id);
     expect(resolveFormat('no-such-type')).toBeUndefined();
     expect(resolveBroker('no-such-broker')).toBeUndefined();
   });
@@ -41,7 +45,8 @@ describe('registry', () => {
     const files = readdirSync(SRC_FORMATS, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
     for (const f of files) {
       const src = readFileSync(path.join(SRC_FORMATS, f), 'utf8');
-      for (const m of src.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'([^']+)'/gm)) expect(m[1], `${f} imports ${m[1]}`).toMatch(/^\.\.?\/(?!\.\.)/);
+      for (const m of src.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'([^']+)'/gm))
+        expect(m[1], `${f} imports ${m[1]}`).toMatch(/^\.\.?\/(?!\.\.)/);
       expect(src, f).not.toMatch(/\bimport\(/);
     }
     const brokerFiles = readdirSync(path.join(SRC_FORMATS, 'brokers')).filter((f) => f.endsWith('.ts'));
@@ -52,7 +57,11 @@ describe('registry', () => {
 });
 
 describe('detection by the built cas reads the registry', () => {
-  const canonical = FORMATS.flatMap((f) => readdirSync(path.join(FIXTURES, f.fixtureDir)).filter((n) => n.endsWith('.pdf')).map((n) => [`${f.fixtureDir}/${n}`, f] as const));
+  const canonical = FORMATS.flatMap((f) =>
+    readdirSync(path.join(FIXTURES, f.fixtureDir))
+      .filter((n) => n.endsWith('.pdf'))
+      .map((n) => [`${f.fixtureDir}/${n}`, f] as const),
+  );
 
   it('every format has canonical fixtures in fixtures/<fixtureDir>/', () => {
     for (const f of FORMATS) expect(canonical.filter(([, g]) => g === f).length, f.id).toBeGreaterThan(0);
@@ -72,13 +81,16 @@ describe('detection by the built cas reads the registry', () => {
     } else expect(d.broker).toBeNull();
   });
 
-  it.each(FORMATS.map((f) => [f.id, f] as const))('cas parse --type %s runs its parser: the endpoint sample\'s fixture parses to the sample', async (id, f) => {
-    const m = manifest().find((e) => e.expected === `expected/${f.endpoint.sample}.json` && e.path.startsWith(`${f.fixtureDir}/`));
-    expect(m, f.endpoint.sample).toBeDefined();
-    const r = await cas(['parse', '--type', id, path.join(FIXTURES, m!.path)], { env: { CAS_PDF_PASSWORD: m!.password ?? undefined } });
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual(expectedJson(m!.expected));
-  });
+  it.each(FORMATS.map((f) => [f.id, f] as const))(
+    "cas parse --type %s runs its parser: the endpoint sample's fixture parses to the sample",
+    async (id, f) => {
+      const m = manifest().find((e) => e.expected === `expected/${f.endpoint.sample}.json` && e.path.startsWith(`${f.fixtureDir}/`));
+      expect(m, f.endpoint.sample).toBeDefined();
+      const r = await cas(['parse', '--type', id, path.join(FIXTURES, m!.path)], { env: { CAS_PDF_PASSWORD: m!.password ?? undefined } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual(expectedJson(m!.expected));
+    },
+  );
 
   it('every broker has a canonical note whose expected JSON is its sample', () => {
     for (const b of BROKERS) {
@@ -93,7 +105,7 @@ describe('schema enums and names come from the registry', () => {
   it('BrokerType = the broker ids + unknown', () => {
     expect(BrokerType.options).toEqual([...BROKER_IDS, 'unknown']);
   });
-  it('CasType = the formats\' cas types, DematType = the depositories\' demat types', () => {
+  it("CasType = the formats' cas types, DematType = the depositories' demat types", () => {
     expect(sorted(CasType.options)).toEqual(sorted(FORMATS.flatMap((f) => (f.casType ? [f.casType] : []))));
     expect(sorted(DematType.options)).toEqual(sorted(FORMATS.flatMap((f) => (f.dematType ? [f.dematType] : []))));
   });
@@ -118,15 +130,17 @@ describe('layout families and fixtures listed by the registry exist', () => {
     for (const b of BROKERS) expect(FORMATS.find((f) => f.id === 'contract_note')!.families).toContain(b.family);
   });
   it('every endpoint.sample and broker sample is in fixtures/expected', () => {
-    for (const s of [...FORMATS.map((f) => f.endpoint.sample), ...BROKERS.map((b) => b.sample)]) expect(existsSync(path.join(FIXTURES, 'expected', `${s}.json`)), s).toBe(true);
+    for (const s of [...FORMATS.map((f) => f.endpoint.sample), ...BROKERS.map((b) => b.sample)])
+      expect(existsSync(path.join(FIXTURES, 'expected', `${s}.json`)), s).toBe(true);
   });
 });
 
-describe('a document with a statement\'s words but no statement is refused (issue 18 item 14)', () => {
+describe("a document with a statement's words but no statement is refused (issue 18 item 14)", () => {
   const dir = tmpDir('cas-registry-');
   let seed = 7;
   const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const garbage = (): string[] => Array.from({ length: 30 }, () => Array.from({ length: 60 }, () => String.fromCharCode(33 + Math.floor(rnd() * 90))).join(''));
+  const garbage = (): string[] =>
+    Array.from({ length: 30 }, () => Array.from({ length: 60 }, () => String.fromCharCode(33 + Math.floor(rnd() * 90))).join(''));
   const write = async (name: string, lines: string[]): Promise<string> => {
     const pdf = await renderPdf({ title: 'x', producer: 'pdfkit', creator: 'test', created: new Date(Date.UTC(2026, 0, 5)) }, (c) => {
       c.setFont(9);
@@ -138,12 +152,49 @@ describe('a document with a statement\'s words but no statement is refused (issu
   };
   const cases: [string, string[], string[], RegExp][] = [
     ['random printable text', garbage(), [], /not a supported statement/],
-    ['random text read as a registrar statement (--type)', garbage(), ['--type', 'registrar'], /no statement period .* registrar statement/],
-    ['a registrar heading and a folio line, no period', ['Consolidated Account Statement', 'CAMSCASWS', 'Folio No: 12345 / 67', ...garbage()], [], /no statement period .* registrar statement/],
-    ['a registrar heading, a period and a folio line, no schemes', ['Consolidated Account Statement', 'CAMSCASWS', '01-Jan-2026 To 31-Jan-2026', 'Folio No: 12345 / 67', ...garbage()], [], /no schemes under the folios found/],
-    ['a registrar summary heading, no As On date', ['Consolidated Account Summary', 'CAMSCASWS', 'Folio No: 12345 / 67', ...garbage()], [], /no statement period \("As On .* registrar summary/],
-    ['an NSDL heading, id and account line, no period', ['NSDL Consolidated Account Statement', 'NSDL ID: 12345678', 'JOHN DOE', 'NSDL Demat Account', 'DP ID: IN300000 Client ID: 12345678', ...garbage()], [], /no statement period .* depository_b statement/],
-    ['a CDSL heading and account line, no period', ['Central Depository Services (India) Limited', 'DP Name : ABC BO ID : 1234567812345678', ...garbage()], [], /no statement period .* depository_a statement/],
+    [
+      'random text read as a registrar statement (--type)',
+      garbage(),
+      ['--type', 'registrar'],
+      /no statement period .* registrar statement/,
+    ],
+    [
+      'a registrar heading and a folio line, no period',
+      ['Consolidated Account Statement', 'CAMSCASWS', 'Folio No: 12345 / 67', ...garbage()],
+      [],
+      /no statement period .* registrar statement/,
+    ],
+    [
+      'a registrar heading, a period and a folio line, no schemes',
+      ['Consolidated Account Statement', 'CAMSCASWS', '01-Jan-2026 To 31-Jan-2026', 'Folio No: 12345 / 67', ...garbage()],
+      [],
+      /no schemes under the folios found/,
+    ],
+    [
+      'a registrar summary heading, no As On date',
+      ['Consolidated Account Summary', 'CAMSCASWS', 'Folio No: 12345 / 67', ...garbage()],
+      [],
+      /no statement period \("As On .* registrar summary/,
+    ],
+    [
+      'an NSDL heading, id and account line, no period',
+      [
+        'NSDL Consolidated Account Statement',
+        'NSDL ID: 12345678',
+        'JOHN DOE',
+        'NSDL Demat Account',
+        'DP ID: IN300000 Client ID: 12345678',
+        ...garbage(),
+      ],
+      [],
+      /no statement period .* depository_b statement/,
+    ],
+    [
+      'a CDSL heading and account line, no period',
+      ['Central Depository Services (India) Limited', 'DP Name : ABC BO ID : 1234567812345678', ...garbage()],
+      [],
+      /no statement period .* depository_a statement/,
+    ],
     ['a contract-note heading, no trade table', ['Contract Note cum Tax Invoice', 'Zerodha', ...garbage()], [], /no trade table found/],
   ];
   it.each(cases)('%s: exit 3, one clear line, nothing on stdout', async (name, lines, args, msg) => {
@@ -203,8 +254,10 @@ describe('contracts of the CLI and the server (implemented elsewhere; pass after
       await srv?.stop();
     });
 
-    it('GET /openapi.json lists every format\'s endpoint with its operationId', async () => {
-      const doc = (await (await fetch(`${srv.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId?: string }>> };
+    it("GET /openapi.json lists every format's endpoint with its operationId", async () => {
+      const doc = (await (await fetch(`${srv.url}/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, { operationId?: string }>>;
+      };
       for (const f of FORMATS) {
         const op = doc.paths[f.endpoint.path]?.post;
         expect(op, f.endpoint.path).toBeDefined();

@@ -31,13 +31,22 @@ function upstream(): Promise<{ url: string; close: () => void; calls: string[] }
       }
       if (req.url === '/depository_a/verify') {
         if (json.otp !== '654321') return send(401, { error: 'wrong_otp' });
-        return send(200, { files: Array.from({ length: json.num_periods }, (_, i) => ({ filename: `M${i}_TXN.pdf`, content_base64: SAMPLE.toString('base64') })) });
+        return send(200, {
+          files: Array.from({ length: json.num_periods }, (_, i) => ({
+            filename: `M${i}_TXN.pdf`,
+            content_base64: SAMPLE.toString('base64'),
+          })),
+        });
       }
       if (req.url === '/registrar_b/mailback') return send(200, {});
       send(404, {});
     });
   });
-  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, close: () => srv.close(), calls })));
+  return new Promise((resolve) =>
+    srv.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, close: () => srv.close(), calls }),
+    ),
+  );
 }
 
 let srv: Served;
@@ -46,7 +55,11 @@ let key: string;
 
 beforeAll(async () => {
   up = await upstream();
-  srv = await serve(undefined, ['--fetch-provider', 'http', '--mailback-provider', 'sandbox', '--upstream-url', up.url], { CAS_UPSTREAM_TIMEOUT_MS: '1000', CAS_SESSION_TTL_SECONDS: '600', CAS_LINK_TTL_SECONDS: '600' });
+  srv = await serve(undefined, ['--fetch-provider', 'http', '--mailback-provider', 'sandbox', '--upstream-url', up.url], {
+    CAS_UPSTREAM_TIMEOUT_MS: '1000',
+    CAS_SESSION_TTL_SECONDS: '600',
+    CAS_LINK_TTL_SECONDS: '600',
+  });
   key = await newKey(srv.dataDir, ['--credits', '50']);
 });
 afterAll(async () => {
@@ -62,7 +75,10 @@ describe('depository_a OTP fetch over HTTP', () => {
     const wrong = await post(srv.url, `/v4/depository_a/fetch/${s.body.session_id}/verify`, { key: SANDBOX, json: { otp: '000000' } });
     expect(wrong.status).toBe(400);
     expect(wrong.body.msg).toBe('incorrect OTP; 2 attempts left');
-    const ok = await post(srv.url, `/v4/depository_a/fetch/${s.body.session_id}/verify`, { key: SANDBOX, json: { otp: '123456', num_periods: 3 } });
+    const ok = await post(srv.url, `/v4/depository_a/fetch/${s.body.session_id}/verify`, {
+      key: SANDBOX,
+      json: { otp: '123456', num_periods: 3 },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.files).toHaveLength(3);
     for (const f of ok.body.files) {
@@ -83,7 +99,12 @@ describe('depository_a OTP fetch over HTTP', () => {
   });
 
   it('validates the first step', async () => {
-    for (const [body, re] of [[{ ...START, pan: 'ABC' }, /pan/], [{ ...START, bo_id: '12345' }, /16-digit BO ID/], [{ ...START, dob: '2999-01-01' }, /real date in the past/], [{ ...START, dob: '1990-02-30' }, /dob/]] as const) {
+    for (const [body, re] of [
+      [{ ...START, pan: 'ABC' }, /pan/],
+      [{ ...START, bo_id: '12345' }, /16-digit BO ID/],
+      [{ ...START, dob: '2999-01-01' }, /real date in the past/],
+      [{ ...START, dob: '1990-02-30' }, /dob/],
+    ] as const) {
       const r = await post(srv.url, '/v4/depository_a/fetch', { key, json: body });
       expect(r.status).toBe(400);
       expect(r.body.msg).toMatch(re);
@@ -93,7 +114,8 @@ describe('depository_a OTP fetch over HTTP', () => {
   it('a scripted upstream: wrong OTPs lock the session, reuse and unknown sessions are refused, success is billed once', async () => {
     const before = (await post(srv.url, '/v1/credits', { key })).body.remaining;
     const s1 = (await post(srv.url, '/v4/depository_a/fetch', { key, json: START })).body.session_id;
-    for (const left of ['2 attempts left', '1 attempt left']) expect((await post(srv.url, `/v4/depository_a/fetch/${s1}/verify`, { key, json: { otp: '111111' } })).body.msg).toMatch(left);
+    for (const left of ['2 attempts left', '1 attempt left'])
+      expect((await post(srv.url, `/v4/depository_a/fetch/${s1}/verify`, { key, json: { otp: '111111' } })).body.msg).toMatch(left);
     const locked = await post(srv.url, `/v4/depository_a/fetch/${s1}/verify`, { key, json: { otp: '111111' } });
     expect(locked.body.msg).toMatch(/no attempts left/);
     expect((await post(srv.url, `/v4/depository_a/fetch/${s1}/verify`, { key, json: { otp: '654321' } })).body.msg).toMatch(/locked/);
@@ -172,10 +194,16 @@ describe('CLI retrieval', () => {
     expect(a.exitCode).toBe(0);
     const session = JSON.parse(a.stdout);
     expect(session.session_id).toMatch(/^fs_/);
-    const b = await cas(['verify-otp', session.session_id, '--otp', '654321', '--periods', '2', '--out-dir', out, '--parse', '--pan', 'ABCPM1234K'], { env });
+    const b = await cas(
+      ['verify-otp', session.session_id, '--otp', '654321', '--periods', '2', '--out-dir', out, '--parse', '--pan', 'ABCPM1234K'],
+      { env },
+    );
     expect(b.stderr).toMatch(/2 statements saved/);
     expect(b.exitCode).toBe(0);
-    const docs = b.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const docs = b.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(docs).toEqual([expectedJson('expected/depository_a.json'), expectedJson('expected/depository_a.json')]);
     expect(readdirSync(out).sort()).toEqual(['M0_TXN.pdf', 'M1_TXN.pdf']);
   });
@@ -183,7 +211,16 @@ describe('CLI retrieval', () => {
   it('interactive on a terminal: a wrong OTP, then the right one; the PDFs land in the folder and parse', async () => {
     const out = tmpDir();
     const result = await new Promise<{ code: number; screen: string }>((resolve) => {
-      const p = pty.spawn('node', [BIN, 'fetch', '--pan', START.pan, '--bo-id', START.bo_id, '--dob', START.dob, '--periods', '2', '--out-dir', out, '--parse'], { cols: 200, rows: 50, cwd: ROOT, env: cleanEnv({ NO_COLOR: '1', CAS_API_KEY: SANDBOX, CAS_BASE_URL: srv.url }) as Record<string, string> });
+      const p = pty.spawn(
+        'node',
+        [BIN, 'fetch', '--pan', START.pan, '--bo-id', START.bo_id, '--dob', START.dob, '--periods', '2', '--out-dir', out, '--parse'],
+        {
+          cols: 200,
+          rows: 50,
+          cwd: ROOT,
+          env: cleanEnv({ NO_COLOR: '1', CAS_API_KEY: SANDBOX, CAS_BASE_URL: srv.url }) as Record<string, string>,
+        },
+      );
       let screen = '';
       let step = 0;
       p.onData((d) => {
@@ -213,10 +250,16 @@ describe('CLI retrieval', () => {
     writeFileSync(path.join(dir, 'weak'), 'password\n');
     writeFileSync(path.join(dir, 'good'), 'Secret@123\n');
     const env = { CAS_API_KEY: key, CAS_BASE_URL: srv.url };
-    const weak = await cas(['mailback', '--email', 'a@b.in', '--from', '2025-04-01', '--to', '2026-03-31', '--password-file', path.join(dir, 'weak')], { env });
+    const weak = await cas(
+      ['mailback', '--email', 'a@b.in', '--from', '2025-04-01', '--to', '2026-03-31', '--password-file', path.join(dir, 'weak')],
+      { env },
+    );
     expect(weak.exitCode).toBe(2);
     expect(weak.stderr).toMatch(/upper-case/);
-    const ok = await cas(['mailback', '--email', 'a@b.in', '--from', '2025-04-01', '--to', '2026-03-31', '--password-file', path.join(dir, 'good')], { env });
+    const ok = await cas(
+      ['mailback', '--email', 'a@b.in', '--from', '2025-04-01', '--to', '2026-03-31', '--password-file', path.join(dir, 'good')],
+      { env },
+    );
     expect(ok.exitCode).toBe(0);
     expect(JSON.parse(ok.stdout).status).toBe('success');
     expect(ok.stderr).toMatch(/password-protected PDF/);

@@ -55,24 +55,37 @@ const passwordOf = (rel: string): string => manifest.find((m) => m.path === rel)
 
 /** Vendor operations `cas serve` does not offer, and why. */
 const NOT_OFFERED: Record<string, string> = {
-  agentAuthApprove: 'agent auth signs a user in to the hosted service and mints a hosted key; cas serve keys are created with `cas serve keys create`',
+  agentAuthApprove:
+    'agent auth signs a user in to the hosted service and mints a hosted key; cas serve keys are created with `cas serve keys create`',
   agentAuthPoll: 'agent auth (see above): nothing to poll on a self-hosted server',
-  digilockerAccountLookup: 'needs the locker operator\'s partner API (pre-consent account lookup), which a self-hosted server has no access to',
-  verifyMfdDistributor: 'needs the mutual-fund distributor (ARN) register and its adverse lists, which are not published as a bulk data set',
+  digilockerAccountLookup:
+    "needs the locker operator's partner API (pre-consent account lookup), which a self-hosted server has no access to",
+  verifyMfdDistributor:
+    'needs the mutual-fund distributor (ARN) register and its adverse lists, which are not published as a bulk data set',
 };
 
 /* ---------- the vendor document ---------- */
 
-interface VendorOp { id: string; method: string; path: string; op: any }
+interface VendorOp {
+  id: string;
+  method: string;
+  path: string;
+  op: any;
+}
 const vendorOps: VendorOp[] = [];
 for (const [p, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
-  for (const [method, op] of Object.entries(item)) if (op?.operationId) vendorOps.push({ id: op.operationId, method: method.toUpperCase(), path: p, op });
+  for (const [method, op] of Object.entries(item))
+    if (op?.operationId) vendorOps.push({ id: op.operationId, method: method.toUpperCase(), path: p, op });
 }
 const opById = (id: string): VendorOp => vendorOps.find((o) => o.id === id)!;
 
 const deref = (x: any): any => {
   let v = x;
-  while (v && typeof v === 'object' && typeof v.$ref === 'string' && v.$ref.startsWith('#/')) v = v.$ref.slice(2).split('/').reduce((o: any, k: string) => o[k], doc);
+  while (v && typeof v === 'object' && typeof v.$ref === 'string' && v.$ref.startsWith('#/'))
+    v = v.$ref
+      .slice(2)
+      .split('/')
+      .reduce((o: any, k: string) => o[k], doc);
   return v;
 };
 
@@ -101,9 +114,18 @@ function vendorValidator(id: string, status: number) {
 
 /** Neutral identifiers that must never reach a real-name client. */
 const NEUTRAL = new Set<string>([
-  ...Object.values(VALUES).flatMap((d) => Object.entries(d as Record<string, string>).filter(([n, r]) => n !== r).map(([n]) => n)),
-  ...Object.entries(FIELDS).filter(([n]) => n !== 'purpose').map(([n]) => n),
-  'DEPOSITORY_A', 'DEPOSITORY_B', 'REGISTRAR_A_REGISTRAR_B', 'regulator',
+  ...Object.values(VALUES).flatMap((d) =>
+    Object.entries(d as Record<string, string>)
+      .filter(([n, r]) => n !== r)
+      .map(([n]) => n),
+  ),
+  ...Object.entries(FIELDS)
+    .filter(([n]) => n !== 'purpose')
+    .map(([n]) => n),
+  'DEPOSITORY_A',
+  'DEPOSITORY_B',
+  'REGISTRAR_A_REGISTRAR_B',
+  'regulator',
 ]);
 function neutralLeaks(value: unknown, at = '$', out: string[] = []): string[] {
   if (Array.isArray(value)) value.forEach((v, i) => neutralLeaks(v, `${at}[${i}]`, out));
@@ -113,7 +135,11 @@ function neutralLeaks(value: unknown, at = '$', out: string[] = []): string[] {
       // A usage log's `path` is the caller's own URL, whichever names it used.
       if (k !== 'path') neutralLeaks(v, `${at}.${k}`, out);
     }
-  } else if (typeof value === 'string' && (NEUTRAL.has(value) || /\b(depository_[ab]|registrar_[ab]|broker_[a-d]|kra_[a-e])(\b|_)/i.test(value))) out.push(`${at} = ${value}`);
+  } else if (
+    typeof value === 'string' &&
+    (NEUTRAL.has(value) || /\b(depository_[ab]|registrar_[ab]|broker_[a-d]|kra_[a-e])(\b|_)/i.test(value))
+  )
+    out.push(`${at} = ${value}`);
   return out;
 }
 
@@ -125,7 +151,10 @@ function expectVendor(id: string, r: Reply, status = 200): void {
   expect(r.status, `${id}: ${JSON.stringify(r.body).slice(0, 300)}`).toBe(status);
   const validate = vendorValidator(id, status);
   const ok = validate(r.body);
-  expect(ok ? [] : validate.errors!.slice(0, 8).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`), `${id} against the vendor schema`).toEqual([]);
+  expect(
+    ok ? [] : validate.errors!.slice(0, 8).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`),
+    `${id} against the vendor schema`,
+  ).toEqual([]);
   expect(neutralLeaks(r.body), `${id}: neutral names in a real-name answer`).toEqual([]);
 }
 
@@ -133,14 +162,20 @@ function expectVendor(id: string, r: Reply, status = 200): void {
 function expectVendorComponent(name: string, value: unknown): void {
   const validate = ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${name}` });
   const ok = validate(value);
-  expect(ok ? [] : validate.errors!.slice(0, 8).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`), `${name} against the vendor schema`).toEqual([]);
+  expect(
+    ok ? [] : validate.errors!.slice(0, 8).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`),
+    `${name} against the vendor schema`,
+  ).toEqual([]);
   expect(neutralLeaks(value), `${name}: neutral names in a real-name body`).toEqual([]);
 }
 
 function expectSpec(label: string, schema: z.ZodType, r: Reply, status = 200): void {
   expect(r.status, `${label}: ${JSON.stringify(r.body).slice(0, 300)}`).toBe(status);
   const p = schema.safeParse(r.body);
-  expect(p.success ? [] : p.error.issues.slice(0, 8).map((i) => `${i.path.join('.')}: ${i.message}`), `${label} against SPEC.md's schema`).toEqual([]);
+  expect(
+    p.success ? [] : p.error.issues.slice(0, 8).map((i) => `${i.path.join('.')}: ${i.message}`),
+    `${label} against SPEC.md's schema`,
+  ).toEqual([]);
 }
 
 /* ---------- requests as a generated SDK builds them ---------- */
@@ -185,15 +220,35 @@ function formFor(id: string, file: string, fields: Record<string, string>): Form
   return fd;
 }
 
-interface Reply { status: number; body: any; headers: Headers }
-interface Call { key: string; body?: unknown; form?: FormData; params?: Record<string, string>; query?: Record<string, string>; headers?: Record<string, string> }
+interface Reply {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+interface Call {
+  key: string;
+  body?: unknown;
+  form?: FormData;
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+}
 
 async function send(base: string, method: string, p: string, c: Call): Promise<Reply> {
   let url = p.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(c.params?.[name] ?? ''));
   if (c.query) url += `?${new URLSearchParams(c.query)}`;
   // A generated client always sends the JSON content type; the body only when there is one.
-  const headers: Record<string, string> = { 'x-api-key': c.key, accept: 'application/json', ...(c.form ? {} : { 'content-type': 'application/json' }), ...c.headers };
-  const res = await fetch(`${base}${url}`, { method, headers, body: c.form ?? (c.body === undefined ? undefined : JSON.stringify(c.body)) });
+  const headers: Record<string, string> = {
+    'x-api-key': c.key,
+    accept: 'application/json',
+    ...(c.form ? {} : { 'content-type': 'application/json' }),
+    ...c.headers,
+  };
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers,
+    body: c.form ?? (c.body === undefined ? undefined : JSON.stringify(c.body)),
+  });
   const text = await res.text();
   let body: any = text;
   try {
@@ -239,7 +294,10 @@ const cover = (id: string): void => {
 
 beforeAll(async () => {
   const env = { CAS_SANDBOX_RATE: '1000', CAS_DNS_OFFLINE: '1', CAS_WEBHOOK_BACKOFF_MS: '200' };
-  [real, spec] = await Promise.all([serve(undefined, ['--names', 'real', '--sandbox-key', SANDBOX, '--smtp-port', '0', '--inbound-domain', 'in.cas.test'], env), serve(undefined, ['--sandbox-key', SANDBOX], env)]);
+  [real, spec] = await Promise.all([
+    serve(undefined, ['--names', 'real', '--sandbox-key', SANDBOX, '--smtp-port', '0', '--inbound-domain', 'in.cas.test'], env),
+    serve(undefined, ['--sandbox-key', SANDBOX], env),
+  ]);
   [realKey, specKey] = await Promise.all([newKey(real.dataDir, ['--credits', '100']), newKey(spec.dataDir, ['--credits', '100'])]);
 }, 60_000);
 
@@ -249,7 +307,11 @@ afterAll(async () => {
 
 describe('generated-SDK conformance (vendor OpenAPI document)', () => {
   it('uses the vendor document beside the contract, and its copy here is current', () => {
-    if (existsSync(SHARED_DOC)) expect(readFileSync(COPY_DOC, 'utf8'), 'test/sdk-vendor-openapi.yaml differs from ../shared/reference/vendor-openapi.yaml: copy it again').toBe(readFileSync(SHARED_DOC, 'utf8'));
+    if (existsSync(SHARED_DOC))
+      expect(
+        readFileSync(COPY_DOC, 'utf8'),
+        'test/sdk-vendor-openapi.yaml differs from ../shared/reference/vendor-openapi.yaml: copy it again',
+      ).toBe(readFileSync(SHARED_DOC, 'utf8'));
     expect(vendorOps.length).toBeGreaterThan(20);
     expect(SANDBOX.length).toBeGreaterThan(5);
   });
@@ -307,19 +369,23 @@ describe('generated-SDK conformance (vendor OpenAPI document)', () => {
     ['camsKfintechParse', 'registrar/kfintech-detailed.pdf'],
     ['smartParse', 'registrar/cams-detailed.pdf'],
   ];
-  it.each(PARSE)('%s: multipart pdf_file, real names = `cas parse --names real`, SPEC names = `cas parse`', async (id, file) => {
-    cover(id);
-    const password = passwordOf(file);
-    const r = await vendorCall(id, { key: realKey, form: formFor(id, file, { password }) });
-    expectVendor(id, r);
-    const local = await cas(['parse', '--json', '--names', 'real', '--password', password, fixture(file)]);
-    expect(local.exitCode, local.stderr).toBe(0);
-    expect(r.body).toEqual(JSON.parse(local.stdout));
-    const s = await specCall(id, { key: specKey, form: formFor(id, file, { password }) });
-    expectSpec(`${id} (${specPath(opById(id).path)})`, S.ParsedStatement, s);
-    const neutral = await cas(['parse', '--json', '--password', password, fixture(file)]);
-    expect(s.body).toEqual(JSON.parse(neutral.stdout));
-  }, 60_000);
+  it.each(PARSE)(
+    '%s: multipart pdf_file, real names = `cas parse --names real`, SPEC names = `cas parse`',
+    async (id, file) => {
+      cover(id);
+      const password = passwordOf(file);
+      const r = await vendorCall(id, { key: realKey, form: formFor(id, file, { password }) });
+      expectVendor(id, r);
+      const local = await cas(['parse', '--json', '--names', 'real', '--password', password, fixture(file)]);
+      expect(local.exitCode, local.stderr).toBe(0);
+      expect(r.body).toEqual(JSON.parse(local.stdout));
+      const s = await specCall(id, { key: specKey, form: formFor(id, file, { password }) });
+      expectSpec(`${id} (${specPath(opById(id).path)})`, S.ParsedStatement, s);
+      const neutral = await cas(['parse', '--json', '--password', password, fixture(file)]);
+      expect(s.body).toEqual(JSON.parse(neutral.stdout));
+    },
+    60_000,
+  );
 
   it('cdslParse: the JSON form (base64 pdf_file); the sandbox key answers sample data in real names', async () => {
     const file = 'depository_a/cdsl-cas.pdf';
@@ -338,40 +404,70 @@ describe('generated-SDK conformance (vendor OpenAPI document)', () => {
     expectSpec('depository_a parse', S.ParsedStatement, neutral);
     expect(vendorValidator('cdslParse', 200)(neutral.body), 'a neutral answer must not pass as a real-name one').toBe(false);
     // Errors on real-name paths: the documented error body, and messages that name CDSL / NSDL.
-    const wrongKind = await vendorCall('cdslParse', { key: realKey, form: formFor('cdslParse', 'depository_b/nsdl-cas.pdf', { password: passwordOf('depository_b/nsdl-cas.pdf') }) });
+    const wrongKind = await vendorCall('cdslParse', {
+      key: realKey,
+      form: formFor('cdslParse', 'depository_b/nsdl-cas.pdf', { password: passwordOf('depository_b/nsdl-cas.pdf') }),
+    });
     expectVendor('cdslParse', wrongKind, 400);
     expect(wrongKind.body.msg).toMatch(/NSDL/);
     expectVendor('cdslParse', await vendorCall('cdslParse', { key: realKey, body: { ...body, password: 'WRONG1234X' } }), 400);
-    expectVendor('parseContractNote', await vendorCall('parseContractNote', { key: realKey, form: formFor('parseContractNote', 'contract_note/broker_a.pdf', { password: passwordOf('contract_note/broker_a.pdf'), broker_type: 'broker_z' }) }), 400);
-    if (repaired.length) process.stdout.write(`vendor document: enums of nullable members read as allowing null at ${repaired.length} places (its examples show null there)\n`);
+    expectVendor(
+      'parseContractNote',
+      await vendorCall('parseContractNote', {
+        key: realKey,
+        form: formFor('parseContractNote', 'contract_note/broker_a.pdf', {
+          password: passwordOf('contract_note/broker_a.pdf'),
+          broker_type: 'broker_z',
+        }),
+      }),
+      400,
+    );
+    if (repaired.length)
+      process.stdout.write(
+        `vendor document: enums of nullable members read as allowing null at ${repaired.length} places (its examples show null there)\n`,
+      );
   }, 60_000);
 
-  it.each(['broker_a', 'broker_b', 'broker_c', 'broker_d', 'unknown'])('parseContractNote (%s): envelope {status, msg, data}, broker_type in real names both ways', async (name) => {
-    cover('parseContractNote');
-    const file = `contract_note/${name}.pdf`;
-    const password = passwordOf(file);
-    const fields: Record<string, string> = { password };
-    // The documented enum value for a known broker, sent the way an SDK sends it; none (auto-detect) otherwise.
-    if (name !== 'unknown') fields.broker_type = VALUES.broker[name as keyof typeof VALUES.broker];
-    const r = await vendorCall('parseContractNote', { key: realKey, form: formFor('parseContractNote', file, fields) });
-    expectVendor('parseContractNote', r);
-    expect(r.body.data.broker_info.broker_type).toBe(VALUES.broker[name as keyof typeof VALUES.broker]);
-    const local = await cas(['parse', '--json', '--names', 'real', '--password', password, fixture(file)]);
-    expect(r.body).toEqual(JSON.parse(local.stdout));
-    const s = await specCall('parseContractNote', { key: specKey, form: formFor('parseContractNote', file, fields) });
-    expectSpec('contract note', S.ContractNote, s);
-    expect(s.body.broker_info.broker_type).toBe(name);
-  }, 60_000);
+  it.each(['broker_a', 'broker_b', 'broker_c', 'broker_d', 'unknown'])(
+    'parseContractNote (%s): envelope {status, msg, data}, broker_type in real names both ways',
+    async (name) => {
+      cover('parseContractNote');
+      const file = `contract_note/${name}.pdf`;
+      const password = passwordOf(file);
+      const fields: Record<string, string> = { password };
+      // The documented enum value for a known broker, sent the way an SDK sends it; none (auto-detect) otherwise.
+      if (name !== 'unknown') fields.broker_type = VALUES.broker[name as keyof typeof VALUES.broker];
+      const r = await vendorCall('parseContractNote', { key: realKey, form: formFor('parseContractNote', file, fields) });
+      expectVendor('parseContractNote', r);
+      expect(r.body.data.broker_info.broker_type).toBe(VALUES.broker[name as keyof typeof VALUES.broker]);
+      const local = await cas(['parse', '--json', '--names', 'real', '--password', password, fixture(file)]);
+      expect(r.body).toEqual(JSON.parse(local.stdout));
+      const s = await specCall('parseContractNote', { key: specKey, form: formFor('parseContractNote', file, fields) });
+      expectSpec('contract note', S.ContractNote, s);
+      expect(s.body.broker_info.broker_type).toBe(name);
+    },
+    60_000,
+  );
 
   it('CDSL OTP fetch (two steps) and the mailback generator, with the sandbox key', async () => {
-    for (const [id, srv] of [['cdslFetchRequestOTP', 'real'], ['cdslFetchRequestOTP', 'spec']] as const) {
+    for (const [id, srv] of [
+      ['cdslFetchRequestOTP', 'real'],
+      ['cdslFetchRequestOTP', 'spec'],
+    ] as const) {
       cover(id);
-      const start = srv === 'real' ? await vendorCall(id, { key: SANDBOX, body: bodyFor(id) }) : await specCall(id, { key: SANDBOX, body: bodyFor(id) });
+      const start =
+        srv === 'real'
+          ? await vendorCall(id, { key: SANDBOX, body: bodyFor(id) })
+          : await specCall(id, { key: SANDBOX, body: bodyFor(id) });
       if (srv === 'real') expectVendor(id, start);
       else expectSpec('fetch', S.FetchResponse, start);
       cover('cdslFetchVerifyOTP');
       const call = srv === 'real' ? vendorCall : specCall;
-      const done = await call('cdslFetchVerifyOTP', { key: SANDBOX, params: { session_id: start.body.session_id }, body: bodyFor('cdslFetchVerifyOTP') });
+      const done = await call('cdslFetchVerifyOTP', {
+        key: SANDBOX,
+        params: { session_id: start.body.session_id },
+        body: bodyFor('cdslFetchVerifyOTP'),
+      });
       if (srv === 'real') expectVendor('cdslFetchVerifyOTP', done);
       else expectSpec('fetch verify', S.FetchVerifyResponse, done);
       expect(done.body.files.length).toBe(bodyFor('cdslFetchVerifyOTP').num_periods);
@@ -399,7 +495,11 @@ describe('generated-SDK conformance (vendor OpenAPI document)', () => {
       if (side === 'real') expectVendor('inboxStatus', st);
       else expectSpec('inbox status', S.InboxStatusResponse, st);
       cover('inboxCasList');
-      const list = await call('inboxCasList', { key: SANDBOX, headers, body: bodyFor('inboxCasList', { cas_types: [VALUES.source.registrar_a, VALUES.source.registrar_b] }) });
+      const list = await call('inboxCasList', {
+        key: SANDBOX,
+        headers,
+        body: bodyFor('inboxCasList', { cas_types: [VALUES.source.registrar_a, VALUES.source.registrar_b] }),
+      });
       if (side === 'real') {
         expectVendor('inboxCasList', list);
         expect(list.body.files.map((f: { cas_type: string }) => f.cas_type)).toEqual([VALUES.source.registrar_a]);
@@ -415,12 +515,20 @@ describe('generated-SDK conformance (vendor OpenAPI document)', () => {
   });
 
   it('inbound email: create (allowed_sources), list, get, files since +05:30, delete (bodiless)', async () => {
-    const spec = { create: S.InboundEmail, list: S.InboundEmailList, files: S.InboxSearchResponse.extend({ cursor: z.string().nullable() }), del: S.MailbackResponse };
+    const spec = {
+      create: S.InboundEmail,
+      list: S.InboundEmailList,
+      files: S.InboxSearchResponse.extend({ cursor: z.string().nullable() }),
+      del: S.MailbackResponse,
+    };
     for (const side of ['real', 'spec'] as const) {
       const call = side === 'real' ? vendorCall : specCall;
       const key = side === 'real' ? realKey : specKey;
       cover('createInboundEmail');
-      const body = bodyFor('createInboundEmail', { alias: `sdk-${side}-${Date.now().toString(36)}`, callback_url: 'http://127.0.0.1:9/cas-webhook' });
+      const body = bodyFor('createInboundEmail', {
+        alias: `sdk-${side}-${Date.now().toString(36)}`,
+        callback_url: 'http://127.0.0.1:9/cas-webhook',
+      });
       expect(body.allowed_sources).toEqual([VALUES.source.depository_a, VALUES.source.depository_b]);
       const c = await call('createInboundEmail', { key, body });
       if (side === 'real') {
@@ -464,15 +572,28 @@ describe('generated-SDK conformance (vendor OpenAPI document)', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
     try {
       const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-      const created = await vendorCall('createInboundEmail', { key: realKey, body: bodyFor('createInboundEmail', { alias: `fwd-${Date.now().toString(36)}`, callback_url: hookUrl, allowed_sources: [VALUES.source.depository_a] }) });
+      const created = await vendorCall('createInboundEmail', {
+        key: realKey,
+        body: bodyFor('createInboundEmail', {
+          alias: `fwd-${Date.now().toString(36)}`,
+          callback_url: hookUrl,
+          allowed_sources: [VALUES.source.depository_a],
+        }),
+      });
       expectVendor('createInboundEmail', created, 201);
       const smtpPort = Number(/SMTP on 127\.0\.0\.1:(\d+)/.exec(real.log())![1]);
       const sender = /`(\S+@cdslstatement\.com)`/.exec(doc.tags.find((t: { name: string }) => t.name === 'Inbound Email').description)![1];
       const t = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
       await t.sendMail({
-        from: 'Investor <investor@mail.example>', to: created.body.email, subject: 'Fwd: CAS',
+        from: 'Investor <investor@mail.example>',
+        to: created.body.email,
+        subject: 'Fwd: CAS',
         text: `---------- Forwarded message ---------\nFrom: CDSL <${sender}>\nDate: Tue, 7 Apr 2026 at 10:15\nSubject: CAS\nTo: <investor@mail.example>\n\nYour statement is attached.\n`,
-        attachments: ['MAR2026_AA07602549_TXN.pdf', 'FEB2026_AA07602549_TXN.pdf'].map((filename) => ({ filename, content: readFileSync(fixture('depository_a/cdsl-cas.pdf')), contentType: 'application/pdf' })),
+        attachments: ['MAR2026_AA07602549_TXN.pdf', 'FEB2026_AA07602549_TXN.pdf'].map((filename) => ({
+          filename,
+          content: readFileSync(fixture('depository_a/cdsl-cas.pdf')),
+          contentType: 'application/pdf',
+        })),
       });
       t.close();
       for (let i = 0; i < 200 && !hooks.length; i++) await new Promise((r) => setTimeout(r, 50));
@@ -517,13 +638,34 @@ describe('generated-SDK conformance (vendor OpenAPI document)', () => {
   });
 
   it('DigiLocker: session (consent_purpose, documents aadhaar), consent redirect, result (fetched)', async () => {
-    const LockerStart = z.object({ status: z.literal('success'), session_id: z.string(), authorization_url: z.url(), expires_in: z.number().int() });
-    const LockerResult = z.object({ status: z.literal('success'), identity: S.VerifiedIdentity.nullable(), consent: S.ConsentReceipt, documents: z.array(S.LockerDocument), records: z.object({ pan: S.PanCertificate.nullable(), national_id: S.NationalIdRecord.nullable(), driving_licence: S.DrivingLicence.nullable() }) });
+    const LockerStart = z.object({
+      status: z.literal('success'),
+      session_id: z.string(),
+      authorization_url: z.url(),
+      expires_in: z.number().int(),
+    });
+    const LockerResult = z.object({
+      status: z.literal('success'),
+      identity: S.VerifiedIdentity.nullable(),
+      consent: S.ConsentReceipt,
+      documents: z.array(S.LockerDocument),
+      records: z.object({
+        pan: S.PanCertificate.nullable(),
+        national_id: S.NationalIdRecord.nullable(),
+        driving_licence: S.DrivingLicence.nullable(),
+      }),
+    });
     for (const side of ['real', 'spec'] as const) {
       const call = side === 'real' ? vendorCall : specCall;
       cover('startDigilockerSession');
       const body = bodyFor('startDigilockerSession');
-      const s = await call('startDigilockerSession', { key: SANDBOX, body: side === 'real' ? body : { consent: true, purpose: body.consent_purpose, redirect_url: body.redirect_url, documents: ['national_id', 'pan'] } });
+      const s = await call('startDigilockerSession', {
+        key: SANDBOX,
+        body:
+          side === 'real'
+            ? body
+            : { consent: true, purpose: body.consent_purpose, redirect_url: body.redirect_url, documents: ['national_id', 'pan'] },
+      });
       if (side === 'real') expectVendor('startDigilockerSession', s);
       else expectSpec('locker session', LockerStart, s);
       const back = await fetch(s.body.authorization_url, { redirect: 'manual' });
@@ -531,7 +673,11 @@ describe('generated-SDK conformance (vendor OpenAPI document)', () => {
       expect(to.searchParams.get('success')).toBe('true');
       expect(to.searchParams.get('id')).toBe(s.body.session_id);
       cover('digilockerResult');
-      const r = await call('digilockerResult', { key: SANDBOX, params: { session_id: s.body.session_id }, body: bodyFor('digilockerResult') });
+      const r = await call('digilockerResult', {
+        key: SANDBOX,
+        params: { session_id: s.body.session_id },
+        body: bodyFor('digilockerResult'),
+      });
       if (side === 'real') {
         expectVendor('digilockerResult', r);
         expect(r.body.identity.digilocker_id).toBeTruthy();
@@ -543,17 +689,35 @@ describe('generated-SDK conformance (vendor OpenAPI document)', () => {
     cover('verifySebiIntermediary');
     const r = await vendorCall('verifySebiIntermediary', { key: realKey, body: bodyFor('verifySebiIntermediary') });
     expectVendor('verifySebiIntermediary', r);
-    expectSpec('regulator', S.RegulatorResponse, await specCall('verifySebiIntermediary', { key: specKey, body: bodyFor('verifySebiIntermediary') }));
+    expectSpec(
+      'regulator',
+      S.RegulatorResponse,
+      await specCall('verifySebiIntermediary', { key: specKey, body: bodyFor('verifySebiIntermediary') }),
+    );
   });
 
   it('x-cas-names chooses the dialect of a shared path per request; the cas CLI asks for spec and works against a real-names server', async () => {
     const file = 'contract_note/broker_d.pdf';
     const form = () => formFor('parseContractNote', file, { password: passwordOf(file) });
-    const asSpec = await send(real.url, 'POST', '/v4/contract_note/parse', { key: realKey, form: form(), headers: { 'x-cas-names': 'spec' } });
+    const asSpec = await send(real.url, 'POST', '/v4/contract_note/parse', {
+      key: realKey,
+      form: form(),
+      headers: { 'x-cas-names': 'spec' },
+    });
     expectSpec('contract note (x-cas-names: spec)', S.ContractNote, asSpec);
-    expectVendor('parseContractNote', await send(spec.url, 'POST', '/v4/contract_note/parse', { key: specKey, form: form(), headers: { 'x-cas-names': 'real' } }));
+    expectVendor(
+      'parseContractNote',
+      await send(spec.url, 'POST', '/v4/contract_note/parse', { key: specKey, form: form(), headers: { 'x-cas-names': 'real' } }),
+    );
     // A real-name path stays real whatever the header says.
-    expectVendor('cdslParse', await send(spec.url, 'POST', '/v4/cdsl/parse', { key: SANDBOX, form: formFor('cdslParse', 'depository_a/cdsl-cas.pdf', {}), headers: { 'x-cas-names': 'spec' } }));
+    expectVendor(
+      'cdslParse',
+      await send(spec.url, 'POST', '/v4/cdsl/parse', {
+        key: SANDBOX,
+        form: formFor('cdslParse', 'depository_a/cdsl-cas.pdf', {}),
+        headers: { 'x-cas-names': 'spec' },
+      }),
+    );
     for (const args of [['credits'], ['inbound', 'list']]) {
       const r = await cas(['--json', ...args], { env: { CAS_API_KEY: realKey, CAS_BASE_URL: real.url } });
       expect(r.exitCode, `cas ${args.join(' ')}: ${r.stderr}`).toBe(0);
@@ -561,7 +725,9 @@ describe('generated-SDK conformance (vendor OpenAPI document)', () => {
   }, 60_000);
 
   it('/openapi.json lists the real-name operations with the vendor operationIds', async () => {
-    const d = (await (await fetch(`${real.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+    const d = (await (await fetch(`${real.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
     for (const id of covered) {
       const o = opById(id);
       expect(d.paths[o.path]?.[o.method.toLowerCase()], `${o.method} ${o.path} in /openapi.json`).toBeTruthy();
@@ -571,7 +737,10 @@ describe('generated-SDK conformance (vendor OpenAPI document)', () => {
     // the real-name server, SPEC.md's on the other), so an SDK generated from /openapi.json reads what
     // the server sends.
     const sd = (await (await fetch(`${spec.url}/openapi.json`)).json()) as typeof d;
-    for (const [served, ownDoc, answers, pathOf] of [['real', d, realAnswers, (p: string) => p], ['spec', sd, specAnswers, specPath]] as const) {
+    for (const [served, ownDoc, answers, pathOf] of [
+      ['real', d, realAnswers, (p: string) => p],
+      ['spec', sd, specAnswers, specPath],
+    ] as const) {
       const own = new Ajv2020.default({ strict: false, allErrors: true });
       for (const f of ['date', 'date-time', 'email', 'uri']) own.addFormat(f, ajv.formats[f] as never);
       const base = `https://cas.invalid/${served}/openapi.json`;
@@ -585,7 +754,10 @@ describe('generated-SDK conformance (vendor OpenAPI document)', () => {
         const validate = own.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${base}#/components/`)));
         for (const a of list) {
           const ok = validate(a.body);
-          expect(ok ? [] : validate.errors!.slice(0, 5).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`), `${served} ${id}: the answer fits /openapi.json`).toEqual([]);
+          expect(
+            ok ? [] : validate.errors!.slice(0, 5).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`),
+            `${served} ${id}: the answer fits /openapi.json`,
+          ).toEqual([]);
         }
       }
     }
@@ -596,12 +768,18 @@ describe('generated-SDK conformance (vendor OpenAPI document)', () => {
     for (const o of vendorOps) {
       if (covered.has(o.id)) continue;
       expect(NOT_OFFERED[o.id], `${o.id} is neither covered nor listed as not offered`).toBeTruthy();
-      const r = await send(real.url, o.method, o.path, { key: SANDBOX, params: { token: 'a'.repeat(32), session_id: 'x' }, body: o.method === 'GET' ? undefined : {} });
+      const r = await send(real.url, o.method, o.path, {
+        key: SANDBOX,
+        params: { token: 'a'.repeat(32), session_id: 'x' },
+        body: o.method === 'GET' ? undefined : {},
+      });
       expect(r.status, `${o.id} is not offered`).toBe(404);
       missing.push(`  ${o.id} (${o.method} ${o.path}): ${NOT_OFFERED[o.id]}`);
     }
     for (const id of Object.keys(NOT_OFFERED)) expect(covered.has(id), `${id} is listed as not offered but is covered`).toBe(false);
-    process.stdout.write(`generated-SDK conformance: ${covered.size} of ${vendorOps.length} operations of the vendor document covered; not offered by cas serve:\n${missing.join('\n')}\n`);
+    process.stdout.write(
+      `generated-SDK conformance: ${covered.size} of ${vendorOps.length} operations of the vendor document covered; not offered by cas serve:\n${missing.join('\n')}\n`,
+    );
     expect(covered.size + missing.length).toBe(vendorOps.length);
   });
 });

@@ -19,13 +19,20 @@ const CDSL = readFileSync(fixture('depository_a/cdsl-cas.pdf'));
 const SANDBOX = 'cas_sandbox_public_key';
 const MAIL = ['--smtp-port', '0', '--inbound-domain', 'in.cas.test'];
 const mode = (p: string): string => (statSync(p).mode & 0o777).toString(8);
-const inline = (from: string): string => `FYI\n\n---------- Forwarded message ---------\nFrom: Statement Desk <${from}>\nSubject: CAS\n\nYour statement is attached.\n`;
+const inline = (from: string): string =>
+  `FYI\n\n---------- Forwarded message ---------\nFrom: Statement Desk <${from}>\nSubject: CAS\n\nYour statement is attached.\n`;
 const b64 = (rel: string): string => readFileSync(fixture(rel)).toString('base64');
 
 async function mail(s: Served, to: string): Promise<void> {
   const t = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPortOf(s), secure: false, ignoreTLS: true });
   try {
-    await t.sendMail({ from: 'aarav.investor@mail.example', to, subject: 'Fwd: CAS', text: inline('eCAS@cdslstatement.com'), attachments: [{ filename: 'c.pdf', content: CDSL }] });
+    await t.sendMail({
+      from: 'aarav.investor@mail.example',
+      to,
+      subject: 'Fwd: CAS',
+      text: inline('eCAS@cdslstatement.com'),
+      attachments: [{ filename: 'c.pdf', content: CDSL }],
+    });
   } finally {
     t.close();
   }
@@ -35,11 +42,14 @@ async function mail(s: Served, to: string): Promise<void> {
 function getWithHost(url: string, host: string, key: string): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'GET', headers: { host, 'x-api-key': key } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-    });
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'GET', headers: { host, 'x-api-key': key } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -50,11 +60,27 @@ function postWithHost(url: string, host: string, key: string, json: unknown): Pr
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     const body = JSON.stringify(json);
-    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { host, 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-forwarded-host': host, 'x-forwarded-proto': 'https' } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-    });
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        headers: {
+          host,
+          'x-api-key': key,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'x-forwarded-host': host,
+          'x-forwarded-proto': 'https',
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -106,9 +132,16 @@ describe('stored files and secrets (18.10) and link bases (18.11)', () => {
       expect(files.status).toBe(200);
       expect(files.body.files.length).toBeGreaterThan(0);
       for (const f of files.body.files as { url: string }[]) expect(f.url.startsWith(`${s.url}/files/`)).toBe(true);
-      const connect = await postWithHost(`${s.url}/v4/inbox/connect`, 'evil.example', SANDBOX, { provider: 'gmail', redirect_uri: 'https://app.example/back' });
+      const connect = await postWithHost(`${s.url}/v4/inbox/connect`, 'evil.example', SANDBOX, {
+        provider: 'gmail',
+        redirect_uri: 'https://app.example/back',
+      });
       expect(connect.body.oauth_url.startsWith(`${s.url}/v4/inbox/callback?`)).toBe(true);
-      const locker = await postWithHost(`${s.url}/v1/kyc/locker/session`, 'evil.example', SANDBOX, { consent: true, purpose: 'opening an investment account today', redirect_url: 'https://app.example/back' });
+      const locker = await postWithHost(`${s.url}/v1/kyc/locker/session`, 'evil.example', SANDBOX, {
+        consent: true,
+        purpose: 'opening an investment account today',
+        redirect_url: 'https://app.example/back',
+      });
       expect(locker.body.authorization_url.startsWith(`${s.url}/v1/kyc/locker/callback?`)).toBe(true);
       expect(JSON.stringify([files.body, connect.body, locker.body])).not.toContain('evil.example');
     } finally {
@@ -119,7 +152,10 @@ describe('stored files and secrets (18.10) and link bases (18.11)', () => {
   it('CAS_PUBLIC_URL is the only base of links; a bad one, or a bad secret key, stops the start with a usage error', async () => {
     const s = await serve(undefined, [], { CAS_PUBLIC_URL: 'https://cas.example.com/api/' });
     open.push(s);
-    const connect = await postWithHost(`${s.url}/v4/inbox/connect`, 'evil.example', SANDBOX, { provider: 'gmail', redirect_uri: 'https://app.example/back' });
+    const connect = await postWithHost(`${s.url}/v4/inbox/connect`, 'evil.example', SANDBOX, {
+      provider: 'gmail',
+      redirect_uri: 'https://app.example/back',
+    });
     expect(connect.body.oauth_url.startsWith('https://cas.example.com/api/v4/inbox/callback?')).toBe(true);
     const bad = await cas(['serve', '--port', '0', '--data-dir', tmpDir('cas-sec-')], { env: { CAS_PUBLIC_URL: 'javascript:alert(1)' } });
     expect(bad.exitCode).toBe(2);
@@ -127,7 +163,9 @@ describe('stored files and secrets (18.10) and link bases (18.11)', () => {
     const short = await cas(['serve', '--port', '0', '--data-dir', tmpDir('cas-sec-')], { env: { CAS_SECRET_KEY: 'too-short' } });
     expect(short.exitCode).toBe(2);
     expect(short.stderr).toMatch(/CAS_SECRET_KEY must be 32 bytes/);
-    const missing = await cas(['serve', '--port', '0', '--data-dir', tmpDir('cas-sec-')], { env: { CAS_SECRET_KEY_FILE: '/nonexistent/cas.key' } });
+    const missing = await cas(['serve', '--port', '0', '--data-dir', tmpDir('cas-sec-')], {
+      env: { CAS_SECRET_KEY_FILE: '/nonexistent/cas.key' },
+    });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/cannot read the secret key file/);
   });
@@ -159,7 +197,9 @@ describe('stored files and secrets (18.10) and link bases (18.11)', () => {
       expect(mode(path.join(dataDir, 'cas.db.key'))).toBe('600');
       db = new Database(path.join(dataDir, 'cas.db'), { readonly: true });
       expect(db.prepare("SELECT COUNT(*) AS n FROM settings WHERE name LIKE 'inbox_key%'").get()).toEqual({ n: 0 });
-      expect((db.prepare('SELECT webhook_secret FROM inbound_emails').get() as { webhook_secret: string }).webhook_secret).toMatch(/^whenc_/);
+      expect((db.prepare('SELECT webhook_secret FROM inbound_emails').get() as { webhook_secret: string }).webhook_secret).toMatch(
+        /^whenc_/,
+      );
       db.close();
       await mail(s, 'legacy@in.cas.test');
       const h = await waitFor(() => hook.hooks[0]);
@@ -184,13 +224,16 @@ describe('usage log (18.12)', () => {
     const db = new Database(path.join(dataDir, 'cas.db'));
     const keyId = (db.prepare('SELECT id FROM api_keys').get() as { id: number }).id;
     const old = (days: number): string => new Date(Date.now() - days * 86_400_000).toISOString();
-    const ins = db.prepare("INSERT INTO usage_log (key_id, request_id, feature, path, status_code, credits_milli, timestamp) VALUES (?, ?, 'credits', '/v1/credits', 200, 0, ?)");
+    const ins = db.prepare(
+      "INSERT INTO usage_log (key_id, request_id, feature, path, status_code, credits_milli, timestamp) VALUES (?, ?, 'credits', '/v1/credits', 200, 0, ?)",
+    );
     ins.run(keyId, 'req_ancient', old(40));
     ins.run(keyId, 'req_recent', old(10));
     db.close();
     const s = await serve(dataDir, [], { CAS_USAGE_RETENTION_DAYS: '30' });
     open.push(s);
-    const ids = async (): Promise<string[]> => ((await post(s.url, '/v1/usage', { key, json: { limit: 1000 } })).body.logs as { request_id: string }[]).map((l) => l.request_id);
+    const ids = async (): Promise<string[]> =>
+      ((await post(s.url, '/v1/usage', { key, json: { limit: 1000 } })).body.logs as { request_id: string }[]).map((l) => l.request_id);
     expect(await ids()).toContain('req_recent');
     expect(await ids()).not.toContain('req_ancient');
 
@@ -205,9 +248,18 @@ describe('usage log (18.12)', () => {
     const parses = rows.prepare("SELECT status_code, credits_milli, requests FROM usage_log WHERE feature = 'parse' ORDER BY id").all();
     rows.close();
     expect(credits).toEqual([{ requests: 6 }]);
-    expect(parses).toEqual([{ status_code: 200, credits_milli: 1000, requests: 1 }, { status_code: 200, credits_milli: 1000, requests: 1 }, { status_code: 400, credits_milli: 0, requests: 1 }]);
+    expect(parses).toEqual([
+      { status_code: 200, credits_milli: 1000, requests: 1 },
+      { status_code: 200, credits_milli: 1000, requests: 1 },
+      { status_code: 400, credits_milli: 0, requests: 1 },
+    ]);
     const sum = await post(s.url, '/v1/usage/summary', { key, json: {} });
-    expect(sum.body.summary.by_feature).toEqual(expect.arrayContaining([{ feature: 'credits', credits: 0, requests: 7 }, { feature: 'parse', credits: 2, requests: 3 }]));
+    expect(sum.body.summary.by_feature).toEqual(
+      expect.arrayContaining([
+        { feature: 'credits', credits: 0, requests: 7 },
+        { feature: 'parse', credits: 2, requests: 3 },
+      ]),
+    );
     expect((await post(s.url, '/v1/credits', { key })).body).toMatchObject({ used: 2, remaining: 3 });
   });
 });
@@ -215,7 +267,13 @@ describe('usage log (18.12)', () => {
 /** Start an upload and keep it in flight (headers and a little of the body sent); `end` aborts it. */
 function slowUpload(url: string, key: string): { end: () => void; answer: Promise<number> } {
   const u = new URL(`${url}/v4/smart/parse`);
-  const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': '100000' } });
+  const req = http.request({
+    host: u.hostname,
+    port: u.port,
+    path: u.pathname,
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': '100000' },
+  });
   const answer = new Promise<number>((resolve) => {
     req.on('response', (res) => {
       res.resume();

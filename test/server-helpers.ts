@@ -14,10 +14,17 @@ export interface Served {
 }
 
 /** `umask`: the server runs under this umask (through sh), e.g. '000'. */
-export async function serve(dataDir = tmpDir('cas-srv-'), extra: string[] = [], env: Record<string, string> = {}, opts: { umask?: string } = {}): Promise<Served> {
+export async function serve(
+  dataDir = tmpDir('cas-srv-'),
+  extra: string[] = [],
+  env: Record<string, string> = {},
+  opts: { umask?: string } = {},
+): Promise<Served> {
   const args = [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--allow-fetch-host', '127.0.0.1', ...extra];
   const options = { env: { ...cleanEnv(), ...env }, extendEnv: false, reject: false, stdin: 'ignore' } as const;
-  const proc = opts.umask ? execa('sh', ['-c', `umask ${opts.umask} && exec node "$@"`, 'sh', ...args], options) : execa('node', args, options);
+  const proc = opts.umask
+    ? execa('sh', ['-c', `umask ${opts.umask} && exec node "$@"`, 'sh', ...args], options)
+    : execa('node', args, options);
   let buf = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${buf}`)), 20_000);
@@ -49,9 +56,21 @@ export async function newKey(dataDir: string, args: string[] = []): Promise<stri
   return (JSON.parse(r.stdout) as { api_key: string }).api_key;
 }
 
-export async function post(url: string, path: string, opts: { key?: string; json?: unknown; body?: string | FormData; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any; headers: Headers }> {
-  const headers: Record<string, string> = { ...(opts.key ? { 'x-api-key': opts.key } : {}), ...(opts.json !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers };
-  const res = await fetch(`${url}${path}`, { method: 'POST', headers, body: opts.json !== undefined ? JSON.stringify(opts.json) : opts.body });
+export async function post(
+  url: string,
+  path: string,
+  opts: { key?: string; json?: unknown; body?: string | FormData; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = {
+    ...(opts.key ? { 'x-api-key': opts.key } : {}),
+    ...(opts.json !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...opts.headers,
+  };
+  const res = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers,
+    body: opts.json !== undefined ? JSON.stringify(opts.json) : opts.body,
+  });
   const text = await res.text();
   let body: any = text;
   try {
@@ -75,9 +94,17 @@ export async function waitFor<T>(fn: () => T | undefined, ms = 10_000): Promise<
   }
 }
 
-export interface Hook { headers: http.IncomingHttpHeaders; body: string; at: number }
+export interface Hook {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
 /** How a receiver answers: `status` after `delayMs`; `hang`: never (until closed). */
-export interface HookMode { status: number; delayMs: number; hang: boolean }
+export interface HookMode {
+  status: number;
+  delayMs: number;
+  hang: boolean;
+}
 
 /** A webhook receiver on loopback: records each POST (headers, body, arrival time) and answers as `mode` says. */
 export function receiver(): Promise<{ url: string; hooks: Hook[]; mode: HookMode; close: () => Promise<void>; port: number }> {
@@ -96,14 +123,20 @@ export function receiver(): Promise<{ url: string; hooks: Hook[]; mode: HookMode
       }, mode.delayMs);
     });
   });
-  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => {
-    const port = (srv.address() as AddressInfo).port;
-    resolve({
-      url: `http://127.0.0.1:${port}/hook`, hooks, mode, port,
-      close: () => new Promise((r) => {
-        srv.closeAllConnections();
-        srv.close(() => r());
-      }),
-    });
-  }));
+  return new Promise((resolve) =>
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as AddressInfo).port;
+      resolve({
+        url: `http://127.0.0.1:${port}/hook`,
+        hooks,
+        mode,
+        port,
+        close: () =>
+          new Promise((r) => {
+            srv.closeAllConnections();
+            srv.close(() => r());
+          }),
+      });
+    }),
+  );
 }

@@ -14,7 +14,8 @@ const b64 = (p: string): string => pdf(p).toString('base64');
 function form(fields: Record<string, string | Buffer>, fileField = 'pdf_file'): FormData {
   const fd = new FormData();
   for (const [k, v] of Object.entries(fields)) {
-    if (Buffer.isBuffer(v)) fd.append(k === '$file' ? fileField : k, new Blob([new Uint8Array(v)], { type: 'application/pdf' }), 'statement.pdf');
+    if (Buffer.isBuffer(v))
+      fd.append(k === '$file' ? fileField : k, new Blob([new Uint8Array(v)], { type: 'application/pdf' }), 'statement.pdf');
     else fd.append(k, v);
   }
   return fd;
@@ -77,7 +78,10 @@ describe('authentication and request ids', () => {
 
   it('402 when credits run out; 403 when the rate is exceeded', async () => {
     const poor = await newKey(srv.dataDir, ['--credits', '0']);
-    const r = await post(srv.url, '/v4/smart/parse', { key: poor, json: { pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' } });
+    const r = await post(srv.url, '/v4/smart/parse', {
+      key: poor,
+      json: { pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' },
+    });
     expect(r.status).toBe(402);
     expect(r.body.msg).toMatch(/insufficient credits/);
     const slow = await newKey(srv.dataDir, ['--credits', '5', '--rate', '2/min']);
@@ -106,7 +110,10 @@ describe('access tokens', () => {
     expect(def.body.expires_in).toBe(3600);
     expect((await post(srv.url, '/v1/token', { key, json: { expiry_minutes: 61 } })).status).toBe(400);
 
-    const parsed = await post(srv.url, '/v4/registrar_a_registrar_b/parse', { key: token, body: form({ $file: pdf('registrar/cams-summary.pdf'), password: 'ABCPM1234K' }) });
+    const parsed = await post(srv.url, '/v4/registrar_a_registrar_b/parse', {
+      key: token,
+      body: form({ $file: pdf('registrar/cams-summary.pdf'), password: 'ABCPM1234K' }),
+    });
     expect(parsed.status).toBe(200);
     expect(parsed.body).toEqual(expectedJson('expected/registrar-summary.json'));
 
@@ -133,12 +140,18 @@ describe('sandbox key', () => {
     expect(s.headers.get('x-credits-used')).toBe('0');
     const b = await post(srv.url, '/v4/depository_b/parse', { key: SANDBOX, json: { pdf_file: b64('depository_b/nsdl-cas.pdf') } });
     expect(b.body).toEqual(expectedJson('expected/depository_b.json'));
-    const r = await post(srv.url, '/v4/registrar_a_registrar_b/parse', { key: SANDBOX, json: { pdf_url: 'https://example.invalid/x.pdf' } });
+    const r = await post(srv.url, '/v4/registrar_a_registrar_b/parse', {
+      key: SANDBOX,
+      json: { pdf_url: 'https://example.invalid/x.pdf' },
+    });
     expect(r.body.meta.cas_type).toBe('REGISTRAR_A_REGISTRAR_B');
     const c = await post(srv.url, '/v1/credits', { key: SANDBOX });
     expect(c.body).toMatchObject({ is_unlimited: true, remaining: null });
     const t = await post(srv.url, '/v1/token', { key: SANDBOX, json: {} });
-    const viaToken = await post(srv.url, '/v4/depository_a/parse', { key: t.body.access_token, json: { pdf_file: b64('registrar/cams-summary.pdf') } });
+    const viaToken = await post(srv.url, '/v4/depository_a/parse', {
+      key: t.body.access_token,
+      json: { pdf_file: b64('registrar/cams-summary.pdf') },
+    });
     expect(viaToken.status).toBe(200);
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await post(srv.url, '/v1/credits', { key: SANDBOX })).status);
@@ -149,14 +162,23 @@ describe('sandbox key', () => {
 
 describe('parse endpoints', () => {
   it('JSON base64 and multipart give the goldens; the credits headers follow', async () => {
-    const j = await post(srv.url, '/v4/depository_a/parse', { key, json: { pdf_file: b64('depository_a/cdsl-cas.pdf'), password: 'ABCPM1234K' } });
+    const j = await post(srv.url, '/v4/depository_a/parse', {
+      key,
+      json: { pdf_file: b64('depository_a/cdsl-cas.pdf'), password: 'ABCPM1234K' },
+    });
     expect(j.status).toBe(200);
     expect(j.body).toEqual(expectedJson('expected/depository_a.json'));
     expect(j.headers.get('x-credits-used')).toBe('1');
     expect(Number(j.headers.get('x-credits-remaining'))).toBeGreaterThan(0);
-    const m = await post(srv.url, '/v4/smart/parse', { key, body: form({ $file: pdf('registrar/kfintech-detailed.pdf'), password: 'ABCPM1234K' }, 'file') });
+    const m = await post(srv.url, '/v4/smart/parse', {
+      key,
+      body: form({ $file: pdf('registrar/kfintech-detailed.pdf'), password: 'ABCPM1234K' }, 'file'),
+    });
     expect(m.body).toEqual(expectedJson('expected/registrar-detailed.json'));
-    const cn = await post(srv.url, '/v4/contract_note/parse', { key, body: form({ $file: pdf('contract_note/broker_c.pdf'), password: 'ABCPM1234K', broker_type: 'broker_c' }) });
+    const cn = await post(srv.url, '/v4/contract_note/parse', {
+      key,
+      body: form({ $file: pdf('contract_note/broker_c.pdf'), password: 'ABCPM1234K', broker_type: 'broker_c' }),
+    });
     expect(cn.body).toEqual(expectedJson('expected/contract-note-broker_c.json'));
   });
 
@@ -164,7 +186,14 @@ describe('parse endpoints', () => {
     const ok = await post(srv.url, '/v4/registrar_a_registrar_b/parse', { key, json: { pdf_url: `${fileUrl}/cas.pdf` } });
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual(expectedJson('expected/registrar-detailed.json'));
-    for (const u of ['http://10.0.0.1/cas.pdf', 'http://127.0.0.2:9/cas.pdf', 'http://[::1]:9/cas.pdf', 'http://169.254.169.254/latest', `${fileUrl}/redirect`, 'ftp://example.com/x.pdf']) {
+    for (const u of [
+      'http://10.0.0.1/cas.pdf',
+      'http://127.0.0.2:9/cas.pdf',
+      'http://[::1]:9/cas.pdf',
+      'http://169.254.169.254/latest',
+      `${fileUrl}/redirect`,
+      'ftp://example.com/x.pdf',
+    ]) {
       const r = await post(srv.url, '/v4/registrar_a_registrar_b/parse', { key, json: { pdf_url: u } });
       expect(r.status, u).toBe(400);
       expect(r.body.msg, u).toMatch(/non-public address|http or https/);
@@ -188,7 +217,10 @@ describe('parse endpoints', () => {
       expect(r.body.msg).toMatch(re);
       expect(r.headers.get('x-credits-used')).toBe('0');
     }
-    const wrongType = await post(srv.url, '/v4/depository_a/parse', { key, json: { pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' } });
+    const wrongType = await post(srv.url, '/v4/depository_a/parse', {
+      key,
+      json: { pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' },
+    });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.msg).toMatch(/--type depository_a was given|depository_a/);
     const cnNoPw = await post(srv.url, '/v4/contract_note/parse', { key, json: { pdf_file: b64('contract_note/broker_a.pdf') } });
@@ -212,10 +244,18 @@ describe('billing under concurrency, and restarts', () => {
   it('200 simultaneous billed requests on 100 credits: exactly 100 succeed, the rest 402, balance 0, 200 log entries', async () => {
     const k = await newKey(srv.dataDir, ['--credits', '100']);
     const body = JSON.stringify({ pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' });
-    const statuses = await Promise.all(Array.from({ length: 200 }, () => fetch(`${srv.url}/v4/registrar_a_registrar_b/parse`, { method: 'POST', headers: { 'x-api-key': k, 'content-type': 'application/json' }, body }).then(async (r) => {
-      await r.arrayBuffer();
-      return r.status;
-    })));
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, () =>
+        fetch(`${srv.url}/v4/registrar_a_registrar_b/parse`, {
+          method: 'POST',
+          headers: { 'x-api-key': k, 'content-type': 'application/json' },
+          body,
+        }).then(async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        }),
+      ),
+    );
     expect(statuses.filter((s) => s === 200)).toHaveLength(100);
     expect(statuses.filter((s) => s === 402)).toHaveLength(100);
     const c = await post(srv.url, '/v1/credits', { key: k });
@@ -239,7 +279,10 @@ describe('billing under concurrency, and restarts', () => {
     expect(v.body.valid).toBe(true);
     const logs = await post(srv.url, '/logs', { key: k, json: {} });
     expect(logs.body.logs.map((l: { feature: string }) => l.feature)).toEqual(expect.arrayContaining(['parse', 'token']));
-    const viaToken = await post(srv.url, '/v4/smart/parse', { key: t, json: { pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' } });
+    const viaToken = await post(srv.url, '/v4/smart/parse', {
+      key: t,
+      json: { pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' },
+    });
     expect(viaToken.status).toBe(200);
   });
 });
@@ -272,7 +315,17 @@ describe('CLI account commands against the real server', () => {
         res.writeHead(500);
         res.end(JSON.stringify({ status: 'failed', msg: 'internal error; retry later' }));
       } else {
-        res.end(JSON.stringify({ status: 'success', used: 1, remaining: 2, limit: 3, is_unlimited: false, resets_at: null, enabled_features: ['parse'] }));
+        res.end(
+          JSON.stringify({
+            status: 'success',
+            used: 1,
+            remaining: 2,
+            limit: 3,
+            is_unlimited: false,
+            resets_at: null,
+            enabled_features: ['parse'],
+          }),
+        );
       }
     });
     await new Promise<void>((r) => flaky.listen(0, '127.0.0.1', () => r()));
@@ -306,7 +359,9 @@ describe('CLI account commands against the real server', () => {
     const none = await cas(['credits'], { env: { CAS_BASE_URL: srv.url } });
     expect(none.exitCode).toBe(4);
     expect(none.stderr).toMatch(/no API key/);
-    const down = await cas(['credits'], { env: { CAS_API_KEY: k, CAS_BASE_URL: 'http://127.0.0.1:9', CAS_RETRIES: '2', CAS_BACKOFF_MS: '10' } });
+    const down = await cas(['credits'], {
+      env: { CAS_API_KEY: k, CAS_BASE_URL: 'http://127.0.0.1:9', CAS_RETRIES: '2', CAS_BACKOFF_MS: '10' },
+    });
     expect(down.exitCode).toBe(6);
     expect(down.stderr).toMatch(/unreachable .* after 3 attempts/);
   });
@@ -335,9 +390,17 @@ describe('generated-SDK protocol', () => {
     const del = await bare('DELETE', `/v4/inbound-email/${created.body.inbound_email_id}`, k);
     expect(del.status).toBe(200);
     // Whitespace only is still empty; a broken body is still refused.
-    const ws = await fetch(`${srv.url}/v1/credits`, { method: 'POST', headers: { 'x-api-key': k, 'content-type': 'application/json' }, body: ' \n ' });
+    const ws = await fetch(`${srv.url}/v1/credits`, {
+      method: 'POST',
+      headers: { 'x-api-key': k, 'content-type': 'application/json' },
+      body: ' \n ',
+    });
     expect(ws.status).toBe(200);
-    const broken = await fetch(`${srv.url}/v1/credits`, { method: 'POST', headers: { 'x-api-key': k, 'content-type': 'application/json' }, body: '{"a":' });
+    const broken = await fetch(`${srv.url}/v1/credits`, {
+      method: 'POST',
+      headers: { 'x-api-key': k, 'content-type': 'application/json' },
+      body: '{"a":',
+    });
     expect(broken.status).toBe(400);
     expect(await broken.json()).toEqual({ status: 'failed', msg: 'malformed JSON body' });
   });
@@ -350,7 +413,11 @@ describe('generated-SDK protocol', () => {
     const utc = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, '+00:00');
     const hourAgo = new Date(now.getTime() - 3600_000);
     const inHour = new Date(now.getTime() + 3600_000);
-    for (const [from, to] of [[utc(hourAgo), utc(inHour)], [ist(hourAgo), ist(inHour)], [hourAgo.toISOString().slice(0, 10), inHour.toISOString().slice(0, 10)]]) {
+    for (const [from, to] of [
+      [utc(hourAgo), utc(inHour)],
+      [ist(hourAgo), ist(inHour)],
+      [hourAgo.toISOString().slice(0, 10), inHour.toISOString().slice(0, 10)],
+    ]) {
       const u = await post(srv.url, '/v1/usage', { key: k, json: { start_time: from, end_time: to } });
       expect(u.status, `${from} .. ${to}`).toBe(200);
       expect(u.body.count, `${from} .. ${to}`).toBeGreaterThanOrEqual(1);
@@ -359,7 +426,10 @@ describe('generated-SDK protocol', () => {
       expect(s.body.summary.total_requests).toBeGreaterThanOrEqual(1);
     }
     // A window in the past, written in +05:30, finds nothing: the offset is honoured, not dropped.
-    const past = await post(srv.url, '/v1/usage', { key: k, json: { start_time: ist(new Date(now.getTime() - 7200_000)), end_time: ist(new Date(now.getTime() - 3 * 3600_000 + 1800_000)) } });
+    const past = await post(srv.url, '/v1/usage', {
+      key: k,
+      json: { start_time: ist(new Date(now.getTime() - 7200_000)), end_time: ist(new Date(now.getTime() - 3 * 3600_000 + 1800_000)) },
+    });
     expect(past.body.count).toBe(0);
     expect((await post(srv.url, '/v1/usage', { key: k, json: { start_time: 'yesterday' } })).status).toBe(400);
   });
@@ -391,14 +461,21 @@ describe('billing features are a closed set', () => {
 
 describe('a request costs nothing until it is authenticated and valid (issue 18 items 6, 7, 8, 13)', () => {
   it('an upload without a valid key is refused before its body is read', async () => {
-    for (const [headers, status] of [[{}, 401], [{ 'x-api-key': 'cas_live_nope' }, 403]] as const) {
+    for (const [headers, status] of [
+      [{}, 401],
+      [{ 'x-api-key': 'cas_live_nope' }, 403],
+    ] as const) {
       // Announce 5 MB, send 64 KB, and wait: the answer must come without the rest of the body.
       const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = http.request(`${srv.url}/v4/smart/parse`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(5 * 1024 * 1024) } }, (res) => {
-          let body = '';
-          res.on('data', (d: Buffer) => (body += d.toString()));
-          res.on('end', () => resolve({ status: res.statusCode!, body }));
-        });
+        const req = http.request(
+          `${srv.url}/v4/smart/parse`,
+          { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(5 * 1024 * 1024) } },
+          (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode!, body }));
+          },
+        );
         req.on('error', reject);
         req.write(Buffer.alloc(64 * 1024, 0x20));
         setTimeout(() => reject(new Error('no answer within 3 s: the body was awaited before the key was checked')), 3000);
@@ -412,7 +489,10 @@ describe('a request costs nothing until it is authenticated and valid (issue 18 
     const empty = await newKey(srv.dataDir, ['--credits', '0']);
     const invalid = await post(srv.url, '/v4/smart/parse', { key: empty, json: { pdf_file: 5 } });
     expect(invalid).toMatchObject({ status: 400, body: { status: 'failed', msg: expect.stringMatching(/^pdf_file: /) } });
-    const valid = await post(srv.url, '/v4/smart/parse', { key: empty, json: { pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' } });
+    const valid = await post(srv.url, '/v4/smart/parse', {
+      key: empty,
+      json: { pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' },
+    });
     expect(valid).toMatchObject({ status: 402, body: { status: 'failed', msg: expect.stringMatching(/insufficient credits/) } });
   });
 
@@ -423,7 +503,12 @@ describe('a request costs nothing until it is authenticated and valid (issue 18 
     await new Promise<void>((r) => hang.listen(0, '127.0.0.1', () => r()));
     try {
       const abort = new AbortController();
-      const sent = fetch(`${srv.url}/v4/registrar_a_registrar_b/parse`, { method: 'POST', headers: { 'x-api-key': one, 'content-type': 'application/json' }, body: JSON.stringify({ pdf_url: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/cas.pdf` }), signal: abort.signal }).catch(() => null);
+      const sent = fetch(`${srv.url}/v4/registrar_a_registrar_b/parse`, {
+        method: 'POST',
+        headers: { 'x-api-key': one, 'content-type': 'application/json' },
+        body: JSON.stringify({ pdf_url: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/cas.pdf` }),
+        signal: abort.signal,
+      }).catch(() => null);
       let held = 1;
       for (let i = 0; i < 20 && held !== 0; i++) {
         await new Promise((r) => setTimeout(r, 100));
@@ -452,7 +537,11 @@ describe('a request costs nothing until it is authenticated and valid (issue 18 
     let again: Served | undefined;
     try {
       const body = JSON.stringify({ pdf_url: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/cas.pdf` });
-      const running = Array.from({ length: 3 }, () => fetch(`${own.url}/v4/smart/parse`, { method: 'POST', headers: { 'x-api-key': k, 'content-type': 'application/json' }, body }).catch(() => null));
+      const running = Array.from({ length: 3 }, () =>
+        fetch(`${own.url}/v4/smart/parse`, { method: 'POST', headers: { 'x-api-key': k, 'content-type': 'application/json' }, body }).catch(
+          () => null,
+        ),
+      );
       let left = 5;
       for (let i = 0; i < 30 && left !== 2; i++) {
         await new Promise((r) => setTimeout(r, 100));
@@ -486,7 +575,12 @@ describe('a request costs nothing until it is authenticated and valid (issue 18 
   });
 
   it('answers are never sniffed nor cached: success, error and unknown paths', async () => {
-    for (const r of [await post(srv.url, '/v1/credits', { key }), await post(srv.url, '/v1/credits'), await post(srv.url, '/v9/nothing', { key }), await post(srv.url, '/v4/smart/parse', { key: SANDBOX, json: { pdf_file: b64('registrar/cams-summary.pdf') } })]) {
+    for (const r of [
+      await post(srv.url, '/v1/credits', { key }),
+      await post(srv.url, '/v1/credits'),
+      await post(srv.url, '/v9/nothing', { key }),
+      await post(srv.url, '/v4/smart/parse', { key: SANDBOX, json: { pdf_file: b64('registrar/cams-summary.pdf') } }),
+    ]) {
       expect(r.headers.get('x-content-type-options')).toBe('nosniff');
       expect(r.headers.get('cache-control')).toBe('no-store');
     }

@@ -45,7 +45,13 @@ describe.each(CASES)('cas parse --table: $name', ({ file, password }) => {
       const out = await table(['parse', '--transactions', '--password', password, `fixtures/${file}`], width);
       expectFits(out, width);
       // No snake_case keys below the file name (the registry's neutral names such as depository_a are labels).
-      expect(out.split('\n').slice(1).join('\n').replace(/\b(registrar|depository|broker)_[a-d]\b/g, '')).not.toMatch(/[a-z]+_[a-z_]+/);
+      expect(
+        out
+          .split('\n')
+          .slice(1)
+          .join('\n')
+          .replace(/\b(registrar|depository|broker)_[a-d]\b/g, ''),
+      ).not.toMatch(/[a-z]+_[a-z_]+/);
       if ('meta' in json) {
         expect(out).toContain(json.investor.name);
         expect(out).not.toContain(json.meta.cas_type); // the registry's label, not the enum
@@ -54,7 +60,13 @@ describe.each(CASES)('cas parse --table: $name', ({ file, password }) => {
         expect(out).toContain('Value (₹)');
       } else {
         expect(out).toContain(json.client_info.name);
-        for (const label of ['Exchange transaction charges', 'Securities transaction tax (STT)', 'Stamp duty', 'Net amount receivable / payable']) expect(out).toContain(label);
+        for (const label of [
+          'Exchange transaction charges',
+          'Securities transaction tax (STT)',
+          'Stamp duty',
+          'Net amount receivable / payable',
+        ])
+          expect(out).toContain(label);
         expect(rowCells(out, 'Net amount receivable / payable')?.[1].trim()).toBe(inr(json.charges_summary.net_amount_receivable_payable));
       }
       expect(out).toMatchSnapshot(`${file} at ${width}`);
@@ -72,10 +84,15 @@ describe('narrow terminals and the table rules', () => {
   });
 
   it('cas gains --format table fits 80 and 100 columns, keeps the tax class, and prints the issues to check in full', async () => {
-    const report = JSON.parse((await cas(['gains', '--json', '--password', 'Secret@123', fixture('registrar/cams-detailed.pdf')])).stdout) as { issues: { message: string }[]; years: { schemes: { rows: { tax_class: string; gain: number | null }[] }[] }[] };
+    const report = JSON.parse(
+      (await cas(['gains', '--json', '--password', 'Secret@123', fixture('registrar/cams-detailed.pdf')])).stdout,
+    ) as { issues: { message: string }[]; years: { schemes: { rows: { tax_class: string; gain: number | null }[] }[] }[] };
     expect(report.issues.length).toBeGreaterThan(0);
     for (const width of [80, 100]) {
-      const r = await cas(['gains', '--format', 'table', '--password', 'Secret@123', 'fixtures/registrar/cams-detailed.pdf'], { cwd: ROOT, env: { COLUMNS: String(width), FORCE_COLOR: '0' } });
+      const r = await cas(['gains', '--format', 'table', '--password', 'Secret@123', 'fixtures/registrar/cams-detailed.pdf'], {
+        cwd: ROOT,
+        env: { COLUMNS: String(width), FORCE_COLOR: '0' },
+      });
       expect(r.exitCode, r.stderr).toBe(0);
       expectFits(r.stdout, width);
       expect(r.stdout).toContain('Capital gains, FY');
@@ -91,7 +108,13 @@ describe('narrow terminals and the table rules', () => {
   });
 
   it('renderTable cuts long text with an ellipsis, then drops the low-value columns in order, then goes vertical', () => {
-    const spec = { head: ['Id', 'Name', 'Note', 'Amount'], numeric: [3], drop: [2], shrink: [1], rows: [['A1', 'A very long scheme name that goes on and on', 'low value', '12,34,567.89']] };
+    const spec = {
+      head: ['Id', 'Name', 'Note', 'Amount'],
+      numeric: [3],
+      drop: [2],
+      shrink: [1],
+      rows: [['A1', 'A very long scheme name that goes on and on', 'low value', '12,34,567.89']],
+    };
     const wide = renderTable({ ...spec, width: 200 });
     expect(wide).toContain('A very long scheme name that goes on and on');
     expect(wide).toContain('low value');

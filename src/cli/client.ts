@@ -9,7 +9,9 @@ import type { Context } from './context.js';
 function keyFromFile(ctx: Context): string {
   if (ctx.opts.apiKey) throw new UsageError('give --api-key or --api-key-file, not both');
   const file = ctx.opts.apiKeyFile!;
-  const key = readFileSync(file === '-' ? 0 : file, 'utf8').split(/\r?\n/)[0].trim();
+  const key = readFileSync(file === '-' ? 0 : file, 'utf8')
+    .split(/\r?\n/)[0]
+    .trim();
   if (!key) throw new UsageError(`--api-key-file ${file} is empty`);
   return key;
 }

@@ -79,7 +79,9 @@ export interface CommandEntry {
 }
 
 /** Identity, for inference: `const` keeps the flag strings literal so the input type follows them. */
-export function defineSpec<const P extends readonly string[] = [], const O extends readonly OptionDef[] = []>(spec: CommandSpec<P, O>): CommandSpec<P, O> {
+export function defineSpec<const P extends readonly string[] = [], const O extends readonly OptionDef[] = []>(
+  spec: CommandSpec<P, O>,
+): CommandSpec<P, O> {
   return spec;
 }
 
@@ -90,7 +92,10 @@ export type Loader = () => Promise<Handler<never>>;
  * A spec and the loader of its handler, whose input type is the spec's (the handler module
  * declares `Handler<CommandInput<typeof fetchSpec>>`; a wrong export or input does not compile).
  */
-export function bind<P extends readonly string[], O extends readonly OptionDef[]>(spec: CommandSpec<P, O>, load: () => Promise<Handler<InputOf<P, O>>>): [CommandSpec, Loader] {
+export function bind<P extends readonly string[], O extends readonly OptionDef[]>(
+  spec: CommandSpec<P, O>,
+  load: () => Promise<Handler<InputOf<P, O>>>,
+): [CommandSpec, Loader] {
   return [spec as CommandSpec, load as Loader];
 }
 
@@ -101,16 +106,36 @@ export function defineOptions<const O extends readonly OptionDef[]>(options: O):
 
 // ---- input types inferred from the definition ----
 
-type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S extends `${infer H}_${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
+type Camel<S extends string> = S extends `${infer H}-${infer T}`
+  ? `${H}${Capitalize<Camel<T>>}`
+  : S extends `${infer H}_${infer T}`
+    ? `${H}${Capitalize<Camel<T>>}`
+    : S;
 type LongFlag<F extends string> = F extends `${string}--${infer R}` ? (R extends `${infer N} ${string}` ? N : R) : never;
 type OptionKey<F extends string> = LongFlag<F> extends `no-${infer N}` ? Camel<N> : Camel<LongFlag<F>>;
-type FlagValue<F extends string> = F extends `${string}...>` ? string[] : F extends `${string}<${string}>` ? string : F extends `${string}[${string}]` ? string | true : boolean;
+type FlagValue<F extends string> = F extends `${string}...>`
+  ? string[]
+  : F extends `${string}<${string}>`
+    ? string
+    : F extends `${string}[${string}]`
+      ? string | true
+      : boolean;
 type OptionValue<D> = D extends { parse: (raw: string) => infer V }
-  ? D extends { flags: `${string}...>` } ? V[] : V
-  : D extends { strict: true; choices: readonly (infer C)[] } ? C : D extends { flags: infer F extends string } ? FlagValue<F> : never;
+  ? D extends { flags: `${string}...>` }
+    ? V[]
+    : V
+  : D extends { strict: true; choices: readonly (infer C)[] }
+    ? C
+    : D extends { flags: infer F extends string }
+      ? FlagValue<F>
+      : never;
 export type OptionsInput<O extends readonly OptionDef[]> = { [D in O[number] as OptionKey<D['flags']>]?: OptionValue<D> };
 
-type ArgName<A extends string> = A extends `${'<' | '['}${infer N}...${'>' | ']'}` ? N : A extends `${'<' | '['}${infer N}${'>' | ']'}` ? N : never;
+type ArgName<A extends string> = A extends `${'<' | '['}${infer N}...${'>' | ']'}`
+  ? N
+  : A extends `${'<' | '['}${infer N}${'>' | ']'}`
+    ? N
+    : never;
 type ArgValue<A extends string> = A extends `${string}...${'>' | ']'}` ? string[] : A extends `<${string}>` ? string : string | undefined;
 export type ArgsInput<P extends readonly string[]> = { [A in P[number] as Camel<ArgName<A>>]: ArgValue<A> };
 

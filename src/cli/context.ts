@@ -52,8 +52,14 @@ export function makeContext(opts: GlobalOptions, env: NodeJS.ProcessEnv = proces
     interactive: opts.input !== false && stdinTty && stderrTty && env.CI !== 'true',
     format,
     env,
-    log: (m) => { if (!quiet) process.stderr.write(`${m}\n`); },
-    warn: (m) => { process.stderr.write(`${chalk.yellow('warning:')} ${m}\n`); },
-    verbose: (m) => { if (opts.verbose) process.stderr.write(`${chalk.dim(m)}\n`); },
+    log: (m) => {
+      if (!quiet) process.stderr.write(`${m}\n`);
+    },
+    warn: (m) => {
+      process.stderr.write(`${chalk.yellow('warning:')} ${m}\n`);
+    },
+    verbose: (m) => {
+      if (opts.verbose) process.stderr.write(`${chalk.dim(m)}\n`);
+    },
   };
 }

@@ -9,7 +9,16 @@ import { creditsSpec, tokenCreateSpec, tokenVerifySpec, usageSpec } from './defi
 import { completionSpec } from './definitions/completion.js';
 import { configGetSpec, configListSpec, configPathSpec, configSetSpec, configUnsetSpec } from './definitions/config.js';
 import { gainsSpec } from './definitions/gains.js';
-import { inboundCreateSpec, inboundDeleteSpec, inboundFilesSpec, inboundGetSpec, inboundListSpec, inboundPauseSpec, inboundResumeSpec, verifySignatureSpec } from './definitions/inbound.js';
+import {
+  inboundCreateSpec,
+  inboundDeleteSpec,
+  inboundFilesSpec,
+  inboundGetSpec,
+  inboundListSpec,
+  inboundPauseSpec,
+  inboundResumeSpec,
+  verifySignatureSpec,
+} from './definitions/inbound.js';
 import { inboxConnectSpec, inboxDisconnectSpec, inboxDownloadSpec, inboxListSpec, inboxStatusSpec } from './definitions/inbox.js';
 import { parseSpec, smartSpec } from './definitions/parse.js';
 import { fetchSpec, mailbackSpec, verifyOtpSpec } from './definitions/retrieval.js';

@@ -62,7 +62,11 @@ async function run(def: CommandSpec, raw: unknown[]): Promise<void> {
   const command = raw[raw.length - 1] as Command;
   const input = handlerInput(def, raw, command);
   // The context (chalk, TTY rules), the handler and the renderer load only when a command runs.
-  const [{ makeContext }, { renderResult }, { HANDLERS }] = await Promise.all([import('./context.js'), import('./output.js'), import('./handlers.js')]);
+  const [{ makeContext }, { renderResult }, { HANDLERS }] = await Promise.all([
+    import('./context.js'),
+    import('./output.js'),
+    import('./handlers.js'),
+  ]);
   const load = HANDLERS.get(def);
   if (!load) throw new CasError('NoHandler', `no handler for '${command.name()}'`, ExitCode.UNEXPECTED);
   const ctx = makeContext(command.optsWithGlobals() as GlobalOptions);
@@ -94,7 +98,10 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
     .configureOutput({ outputError: () => undefined })
     .exitOverride();
   program.addHelpText('after', examplesText(PROGRAM.examples));
-  program.addHelpText('after', `\nExit codes:\n${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padEnd(4)} ${meaning}`).join('\n')}\n`);
+  program.addHelpText(
+    'after',
+    `\nExit codes:\n${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padEnd(4)} ${meaning}`).join('\n')}\n`,
+  );
   const named = new Set(argv);
   const specs = await Promise.all(COMMANDS.map((entry) => (named.has(entry.name) ? entry.load() : undefined)));
   COMMANDS.forEach((entry, i) => {
@@ -112,7 +119,12 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
 }
 
 function oneLine(s: string): string {
-  return s.replace(/^error:\s*/i, '').split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
+  return s
+    .replace(/^error:\s*/i, '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** The one central error handler: typed errors -> one line on stderr + exit code. */

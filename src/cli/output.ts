@@ -49,7 +49,10 @@ export function textWidth(s: string): number {
 export function truncate(s: string, width: number): string {
   if (textWidth(s) <= width) return s;
   if (width <= 1) return '…'.slice(0, width);
-  return `${[...s.replace(ANSI, '')].slice(0, width - 1).join('').trimEnd()}…`;
+  return `${[...s.replace(ANSI, '')]
+    .slice(0, width - 1)
+    .join('')
+    .trimEnd()}…`;
 }
 
 function pad(s: string, width: number, right: boolean): string {
@@ -59,7 +62,9 @@ function pad(s: string, width: number, right: boolean): string {
 
 /** Indian digit grouping (12,34,567.89); '' for no value. */
 export function inr(v: number | null | undefined, decimals = 2): string {
-  return v === null || v === undefined ? '' : v.toLocaleString('en-IN', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  return v === null || v === undefined
+    ? ''
+    : v.toLocaleString('en-IN', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
 }
 
 const cellText = (c: Cell): string => (c === null || c === undefined ? '' : String(c).replace(/\s*\n\s*/g, ' '));
@@ -71,7 +76,8 @@ function fitWidths(natural: number[], shrinkable: boolean[], floor: number, max:
   let excess = lineWidth(w) - max;
   while (excess > 0) {
     let widest = -1;
-    for (let i = 0; i < w.length; i++) if (shrinkable[i] && w[i] > Math.min(natural[i], floor) && (widest < 0 || w[i] > w[widest])) widest = i;
+    for (let i = 0; i < w.length; i++)
+      if (shrinkable[i] && w[i] > Math.min(natural[i], floor) && (widest < 0 || w[i] > w[widest])) widest = i;
     if (widest < 0) return undefined;
     w[widest]--;
     excess--;
@@ -105,10 +111,14 @@ function boxed(head: string[], rows: string[][], widths: number[], right: boolea
 function vertical(head: string[], rows: string[][], max: number): string {
   const labelWidth = Math.min(Math.max(...head.map(textWidth)), Math.max(4, Math.floor(max / 3)));
   const valueWidth = Math.max(1, max - labelWidth - 2);
-  return rows.map((r, n) => [
-    chalk.dim(`── ${n + 1} of ${rows.length} `.padEnd(Math.min(max, 40), '─')),
-    ...r.map((c, i) => `${pad(chalk.bold(truncate(head[i], labelWidth)), labelWidth, false)}  ${truncate(c, valueWidth)}`),
-  ].join('\n')).join('\n');
+  return rows
+    .map((r, n) =>
+      [
+        chalk.dim(`── ${n + 1} of ${rows.length} `.padEnd(Math.min(max, 40), '─')),
+        ...r.map((c, i) => `${pad(chalk.bold(truncate(head[i], labelWidth)), labelWidth, false)}  ${truncate(c, valueWidth)}`),
+      ].join('\n'),
+    )
+    .join('\n');
 }
 
 /**
@@ -126,7 +136,13 @@ export function renderTable(spec: TableSpec): string {
     const natural = keep.map((i) => Math.max(textWidth(spec.head[i]), ...rows.map((r) => textWidth(r[i]))));
     const shrinkable = keep.map((i) => (spec.shrink ? spec.shrink.includes(i) : !spec.numeric?.includes(i)));
     const widths = fitWidths(natural, shrinkable, floor, max);
-    if (widths) return `${title}${boxed(keep.map((i) => spec.head[i]), rows.map((r) => keep.map((i) => r[i])), widths, keep.map((i) => Boolean(spec.numeric?.includes(i))))}\n`;
+    if (widths)
+      return `${title}${boxed(
+        keep.map((i) => spec.head[i]),
+        rows.map((r) => keep.map((i) => r[i])),
+        widths,
+        keep.map((i) => Boolean(spec.numeric?.includes(i))),
+      )}\n`;
   }
   return `${title}${vertical(spec.head, rows, max)}\n`;
 }
@@ -158,7 +174,15 @@ export function renderKeyValues(title: string, pairs: [string, unknown][], width
   const natural = [Math.max(0, ...rows.map((r) => textWidth(r[0]))), Math.max(0, ...rows.map((r) => textWidth(r[1])))];
   const widths = fitWidths(natural, [false, true], 12, width);
   const head = `${chalk.bold(truncate(title, width))}\n`;
-  if (!widths) return `${head}${vertical(rows.map((r) => r[0]), [rows.map((r) => r[1])], width).split('\n').slice(1).join('\n')}\n`;
+  if (!widths)
+    return `${head}${vertical(
+      rows.map((r) => r[0]),
+      [rows.map((r) => r[1])],
+      width,
+    )
+      .split('\n')
+      .slice(1)
+      .join('\n')}\n`;
   const rule = (l: string, m: string, r: string): string => `${l}${widths.map((w) => '─'.repeat(w + 2)).join(m)}${r}`;
   const lines = rows.map((r) => `│ ${pad(chalk.bold(r[0]), widths[0], false)} │ ${pad(truncate(r[1], widths[1]), widths[1], false)} │`);
   return `${head}${[rule('┌', '┬', '┐'), ...lines, rule('└', '┴', '┘')].join('\n')}\n`;
@@ -205,7 +229,8 @@ export async function emit(data: string, output?: string): Promise<void> {
 export async function renderResult(ctx: Context, r: Result): Promise<void> {
   let text = r.text;
   if (text === undefined && r.lines) text = r.lines.map((d) => toJson(d, false)).join('');
-  if (text === undefined && r.data !== undefined) text = (r.format ?? ctx.format) === 'table' && r.table ? r.table() : toJson(r.data, r.pretty ?? ctx.stdoutTty);
+  if (text === undefined && r.data !== undefined)
+    text = (r.format ?? ctx.format) === 'table' && r.table ? r.table() : toJson(r.data, r.pretty ?? ctx.stdoutTty);
   for (const f of r.files ?? []) await writeFileAtomic(f.path, f.text);
   if (text !== undefined) await emit(text, ctx.opts.output);
   for (const n of r.notes ?? []) ctx.log(n);

@@ -67,7 +67,12 @@ export function fileOutcome(file: string, o: ParseOutcome): FileOutcome {
     return { file, ok: false, error };
   }
   if (o.data === null) return { file, ok: true, detection: o.detection };
-  return { file, ok: true, result: { data: o.data as AnyResult['data'], warnings: o.warnings, detection: o.detection }, detection: o.detection };
+  return {
+    file,
+    ok: true,
+    result: { data: o.data as AnyResult['data'], warnings: o.warnings, detection: o.detection },
+    detection: o.detection,
+  };
 }
 
 /** Expand folders into the PDFs inside them (sorted); keep files and `-` as given. */
@@ -81,7 +86,10 @@ export async function expandInputs(inputs: string[]): Promise<string[]> {
     const st = await fs.stat(i).catch(() => null);
     if (st?.isDirectory()) {
       const entries = await fs.readdir(i, { recursive: true, withFileTypes: true });
-      const pdfs = entries.filter((e) => e.isFile() && /\.pdf$/i.test(e.name)).map((e) => path.join(e.parentPath ?? i, e.name)).sort();
+      const pdfs = entries
+        .filter((e) => e.isFile() && /\.pdf$/i.test(e.name))
+        .map((e) => path.join(e.parentPath ?? i, e.name))
+        .sort();
       out.push(...pdfs);
     } else out.push(i);
   }
@@ -98,7 +106,13 @@ export async function parseOne(file: string, plan: PasswordPlan, opts: Opts, std
 }
 
 /** Parse many files on `jobs` workers; results come back in input order. */
-export async function parseMany(files: string[], plan: PasswordPlan, opts: Opts, jobs: number, onDone: (o: FileOutcome, done: number) => void): Promise<FileOutcome[]> {
+export async function parseMany(
+  files: string[],
+  plan: PasswordPlan,
+  opts: Opts,
+  jobs: number,
+  onDone: (o: FileOutcome, done: number) => void,
+): Promise<FileOutcome[]> {
   let p: ParsePool;
   try {
     p = pool(Math.max(1, Math.min(jobs, files.length)));
@@ -106,11 +120,13 @@ export async function parseMany(files: string[], plan: PasswordPlan, opts: Opts,
     return files.map((file) => ({ file, ok: false, error: errorInfo(err) }));
   }
   let done = 0;
-  return Promise.all(files.map(async (file) => {
-    const o = fileOutcome(file, await p.run(job(file, plan, opts)));
-    onDone(o, ++done);
-    return o;
-  }));
+  return Promise.all(
+    files.map(async (file) => {
+      const o = fileOutcome(file, await p.run(job(file, plan, opts)));
+      onDone(o, ++done);
+      return o;
+    }),
+  );
 }
 
 export function defaultJobs(): number {

@@ -23,7 +23,10 @@ function clock(ms: number): string {
 export function progressLine(done: number, total: number, elapsedMs: number, file: string, width: number): string {
   const size = 20;
   const filled = Math.round((done / total) * size);
-  return truncate(`[${'#'.repeat(filled)}${'-'.repeat(size - filled)}] ${done}/${total} ${clock(elapsedMs)} ${file}`, Math.max(10, width - 1));
+  return truncate(
+    `[${'#'.repeat(filled)}${'-'.repeat(size - filled)}] ${done}/${total} ${clock(elapsedMs)} ${file}`,
+    Math.max(10, width - 1),
+  );
 }
 
 export async function startProgress(ctx: Context, total: number): Promise<Progress> {

@@ -28,7 +28,13 @@ const rowsOf = (r: GainsReport): GainRow[] => r.years.flatMap((y) => y.schemes.f
 
 /** Complete equity long-term rows: the lines of Schedule 112A. */
 export function is112A(row: GainRow): boolean {
-  return row.asset_class === 'equity' && row.term === 'long' && row.gain !== null && row.tax_class !== 'equity_ltcg_exempt' && !row.flags.includes('merger');
+  return (
+    row.asset_class === 'equity' &&
+    row.term === 'long' &&
+    row.gain !== null &&
+    row.tax_class !== 'equity_ltcg_exempt' &&
+    !row.flags.includes('merger')
+  );
 }
 
 /**
@@ -37,40 +43,84 @@ export function is112A(row: GainRow): boolean {
  * and the stamp duty is already in the cost (col 8).
  */
 export function gainsCsv112A(report: GainsReport): string {
-  const rows = rowsOf(report).filter(is112A).map((r) => {
-    const before = r.acquisition_date !== null && r.acquisition_date < GRANDFATHER_BEFORE;
-    const value = r.transfer_value;
-    const col9 = before && r.fmv !== null ? Math.min(r.fmv, value) : null;
-    return [
-      before ? 'BE' : 'AE',
-      r.transfer_date < RATE_CHANGE_DATE ? 'BE' : 'AE',
-      r.isin ?? '',
-      r.scheme,
-      r.units,
-      (value / r.units).toFixed(4),
-      money(value),
-      money(r.cost),
-      money(r.acquisition_cost),
-      money(col9),
-      r.fmv_nav ?? '',
-      money(r.fmv),
-      '0.00',
-      money(r.cost),
-      money(r.gain),
-    ];
-  });
+  const rows = rowsOf(report)
+    .filter(is112A)
+    .map((r) => {
+      const before = r.acquisition_date !== null && r.acquisition_date < GRANDFATHER_BEFORE;
+      const value = r.transfer_value;
+      const col9 = before && r.fmv !== null ? Math.min(r.fmv, value) : null;
+      return [
+        before ? 'BE' : 'AE',
+        r.transfer_date < RATE_CHANGE_DATE ? 'BE' : 'AE',
+        r.isin ?? '',
+        r.scheme,
+        r.units,
+        (value / r.units).toFixed(4),
+        money(value),
+        money(r.cost),
+        money(r.acquisition_cost),
+        money(col9),
+        r.fmv_nav ?? '',
+        money(r.fmv),
+        '0.00',
+        money(r.cost),
+        money(r.gain),
+      ];
+    });
   return toCsv(SCHEDULE_112A_COLUMNS, rows);
 }
 
-export const OTHER_COLUMNS = ['fy', 'folio', 'scheme', 'isin', 'asset_class', 'units', 'acquisition_date', 'acquisition_cost', 'stamp_duty', 'transfer_date', 'transfer_type', 'transfer_value', 'stt', 'fmv_nav', 'grandfathered_cost', 'cost', 'gain', 'term', 'tax_class', 'rate', 'flags'];
+export const OTHER_COLUMNS = [
+  'fy',
+  'folio',
+  'scheme',
+  'isin',
+  'asset_class',
+  'units',
+  'acquisition_date',
+  'acquisition_cost',
+  'stamp_duty',
+  'transfer_date',
+  'transfer_type',
+  'transfer_value',
+  'stt',
+  'fmv_nav',
+  'grandfathered_cost',
+  'cost',
+  'gain',
+  'term',
+  'tax_class',
+  'rate',
+  'flags',
+];
 
 /** Every row that is not a Schedule 112A line (short term, debt, other, incomplete), with its flags. */
 export function gainsCsvOther(report: GainsReport): string {
-  const rows = rowsOf(report).filter((r) => !is112A(r)).map((r) => [
-    r.fy, r.folio, r.scheme, r.isin ?? '', r.asset_class, r.units, r.acquisition_date ?? '', money(r.acquisition_cost), money(r.stamp_duty),
-    r.transfer_date, r.transfer_type, money(r.transfer_value), money(r.stt), r.fmv_nav ?? '', money(r.grandfathered_cost), money(r.cost), money(r.gain),
-    r.term ?? '', r.tax_class, r.rate ?? '', r.flags.join(' '),
-  ]);
+  const rows = rowsOf(report)
+    .filter((r) => !is112A(r))
+    .map((r) => [
+      r.fy,
+      r.folio,
+      r.scheme,
+      r.isin ?? '',
+      r.asset_class,
+      r.units,
+      r.acquisition_date ?? '',
+      money(r.acquisition_cost),
+      money(r.stamp_duty),
+      r.transfer_date,
+      r.transfer_type,
+      money(r.transfer_value),
+      money(r.stt),
+      r.fmv_nav ?? '',
+      money(r.grandfathered_cost),
+      money(r.cost),
+      money(r.gain),
+      r.term ?? '',
+      r.tax_class,
+      r.rate ?? '',
+      r.flags.join(' '),
+    ]);
   return toCsv(OTHER_COLUMNS, rows);
 }
 
@@ -78,27 +128,62 @@ export function gainsCsvOther(report: GainsReport): string {
 export function gainsTables(report: GainsReport): string {
   const parts: string[] = [];
   for (const y of report.years) {
-    parts.push(renderTable({
-      title: `Capital gains, FY ${y.fy}`,
-      head: ['Scheme', 'Folio', 'Class', 'Units', 'Acquired', 'Cost (₹)', 'Transferred', 'Value (₹)', 'Gain (₹)', 'Term', 'Tax class', 'Flags'],
-      numeric: [3, 5, 7, 8],
-      drop: [11, 1, 2, 3, 5, 4, 9, 10],
-      shrink: [0, 11],
-      rows: y.schemes.flatMap((s) => s.rows.map((r) => [
-        s.scheme, s.folio, s.asset_class, inr(r.units, 3), r.acquisition_date ?? '?', inr(r.cost), r.transfer_date, inr(r.transfer_value), inr(r.gain), r.term ?? '?', r.tax_class, r.flags.join(' '),
-      ])),
-    }));
-    parts.push(renderTable({
-      title: `Totals, FY ${y.fy} (equity LTCG exemption for the year: ₹${inr(y.equity_ltcg_exemption)})`,
-      head: ['Class', 'Value (₹)', 'Cost (₹)', 'STCG (₹)', 'LTCG (₹)', 'Incomplete rows'],
-      numeric: [1, 2, 3, 4, 5],
-      drop: [5, 2, 1],
-      rows: y.totals.map((t) => [t.asset_class, inr(t.transfer_value), inr(t.cost), inr(t.stcg), inr(t.ltcg), t.incomplete_rows]),
-    }));
+    parts.push(
+      renderTable({
+        title: `Capital gains, FY ${y.fy}`,
+        head: [
+          'Scheme',
+          'Folio',
+          'Class',
+          'Units',
+          'Acquired',
+          'Cost (₹)',
+          'Transferred',
+          'Value (₹)',
+          'Gain (₹)',
+          'Term',
+          'Tax class',
+          'Flags',
+        ],
+        numeric: [3, 5, 7, 8],
+        drop: [11, 1, 2, 3, 5, 4, 9, 10],
+        shrink: [0, 11],
+        rows: y.schemes.flatMap((s) =>
+          s.rows.map((r) => [
+            s.scheme,
+            s.folio,
+            s.asset_class,
+            inr(r.units, 3),
+            r.acquisition_date ?? '?',
+            inr(r.cost),
+            r.transfer_date,
+            inr(r.transfer_value),
+            inr(r.gain),
+            r.term ?? '?',
+            r.tax_class,
+            r.flags.join(' '),
+          ]),
+        ),
+      }),
+    );
+    parts.push(
+      renderTable({
+        title: `Totals, FY ${y.fy} (equity LTCG exemption for the year: ₹${inr(y.equity_ltcg_exemption)})`,
+        head: ['Class', 'Value (₹)', 'Cost (₹)', 'STCG (₹)', 'LTCG (₹)', 'Incomplete rows'],
+        numeric: [1, 2, 3, 4, 5],
+        drop: [5, 2, 1],
+        rows: y.totals.map((t) => [t.asset_class, inr(t.transfer_value), inr(t.cost), inr(t.stcg), inr(t.ltcg), t.incomplete_rows]),
+      }),
+    );
   }
   if (!report.years.length) parts.push('No transfers (redemptions or switch-outs) in the statements for the period asked.\n');
   if (report.issues.length) {
-    parts.push(renderNotes('To check', report.issues.map((i) => `${i.scheme} (folio ${i.folio}): ${i.message}`)));
+    parts.push(
+      renderNotes(
+        'To check',
+        report.issues.map((i) => `${i.scheme} (folio ${i.folio}): ${i.message}`),
+      ),
+    );
   }
   return parts.join('\n');
 }

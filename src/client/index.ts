@@ -11,9 +11,30 @@ import * as S from '../schema/index.js';
 
 /** Bodies the service answers that have no named schema in src/schema. */
 const Done = z.object({ status: z.literal('success'), msg: z.string() });
-const LockerSession = z.object({ status: z.literal('success'), session_id: z.string(), authorization_url: z.url(), expires_in: z.number() });
-const LockerResult = z.object({ status: z.literal('success'), session_id: z.string(), identity: S.VerifiedIdentity, consent: S.ConsentReceipt, documents: z.array(S.LockerDocument), records: z.object({ pan: S.PanCertificate.nullable(), national_id: S.NationalIdRecord.nullable(), driving_licence: S.DrivingLicence.nullable() }) });
-const InboundFilesPage = z.object({ status: z.literal('success'), files: z.array(S.EmailStatementFile.extend({ received_at: z.string() })), count: z.number(), cursor: z.string().nullable() });
+const LockerSession = z.object({
+  status: z.literal('success'),
+  session_id: z.string(),
+  authorization_url: z.url(),
+  expires_in: z.number(),
+});
+const LockerResult = z.object({
+  status: z.literal('success'),
+  session_id: z.string(),
+  identity: S.VerifiedIdentity,
+  consent: S.ConsentReceipt,
+  documents: z.array(S.LockerDocument),
+  records: z.object({
+    pan: S.PanCertificate.nullable(),
+    national_id: S.NationalIdRecord.nullable(),
+    driving_licence: S.DrivingLicence.nullable(),
+  }),
+});
+const InboundFilesPage = z.object({
+  status: z.literal('success'),
+  files: z.array(S.EmailStatementFile.extend({ received_at: z.string() })),
+  count: z.number(),
+  cursor: z.string().nullable(),
+});
 export type InboundFile = z.infer<typeof InboundFilesPage>['files'][number];
 const ImapConnected = z.object({ status: z.literal('success'), provider: z.string(), email: z.string(), inbox_token: z.string() });
 
@@ -77,7 +98,13 @@ export class CasClient {
     return this.request('POST', path, body, schema, extraHeaders);
   }
 
-  async request<T extends z.ZodType>(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, schema: T, extraHeaders: Record<string, string> = {}): Promise<z.infer<T>> {
+  async request<T extends z.ZodType>(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body: unknown,
+    schema: T,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<z.infer<T>> {
     if (!this.opts.apiKey) throw new AuthError('no API key: set CAS_API_KEY, run `cas config set api_key -`, or pass --api-key');
     const retries = this.opts.retries ?? 3;
     let delay = this.opts.backoffMs ?? 200;
@@ -86,7 +113,12 @@ export class CasClient {
       try {
         res = await fetch(`${this.base}${path}`, {
           method,
-          headers: { ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), 'x-api-key': this.opts.apiKey, 'x-cas-names': 'spec', ...extraHeaders },
+          headers: {
+            ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+            'x-api-key': this.opts.apiKey,
+            'x-cas-names': 'spec',
+            ...extraHeaders,
+          },
           body: method === 'POST' ? JSON.stringify(body ?? {}) : undefined,
           signal: AbortSignal.timeout(this.opts.timeoutMs ?? 60_000),
         });
@@ -96,7 +128,9 @@ export class CasClient {
           delay *= 2;
           continue;
         }
-        throw new NetworkError(`the service at ${this.base} is unreachable (${unreachable(err)}) after ${retries + 1} attempt${retries ? 's' : ''}; check --base-url and that the service is running`);
+        throw new NetworkError(
+          `the service at ${this.base} is unreachable (${unreachable(err)}) after ${retries + 1} attempt${retries ? 's' : ''}; check --base-url and that the service is running`,
+        );
       }
       if (res.status === 500 && attempt < retries) {
         await res.body?.cancel();
@@ -118,7 +152,8 @@ export class CasClient {
         throw httpError(res.status, msg, tag);
       }
       const parsed = schema.safeParse(json);
-      if (!parsed.success) throw new ServiceError(`the service answered with an unexpected body at ${parsed.error.issues[0]?.path.join('.') || 'top level'}`);
+      if (!parsed.success)
+        throw new ServiceError(`the service answered with an unexpected body at ${parsed.error.issues[0]?.path.join('.') || 'top level'}`);
       return parsed.data;
     }
   }
@@ -127,7 +162,11 @@ export class CasClient {
     return this.call('/v4/depository_a/fetch', body, S.FetchResponse);
   }
   fetchVerify(sessionId: string, otp: string, numPeriods?: number) {
-    return this.call(`/v4/depository_a/fetch/${encodeURIComponent(sessionId)}/verify`, { otp, ...(numPeriods ? { num_periods: numPeriods } : {}) }, S.FetchVerifyResponse);
+    return this.call(
+      `/v4/depository_a/fetch/${encodeURIComponent(sessionId)}/verify`,
+      { otp, ...(numPeriods ? { num_periods: numPeriods } : {}) },
+      S.FetchVerifyResponse,
+    );
   }
   mailback(body: z.infer<typeof S.MailbackRequest>) {
     return this.call('/v4/registrar_b/generate', body, S.MailbackResponse);
@@ -186,7 +225,13 @@ export class CasClient {
   }
 
   // Inbound email (forwarding addresses).
-  inboundCreate(body: { alias?: string; reference?: string; callback_url?: string; allowed_sources?: string[]; metadata?: Record<string, string> }) {
+  inboundCreate(body: {
+    alias?: string;
+    reference?: string;
+    callback_url?: string;
+    allowed_sources?: string[];
+    metadata?: Record<string, string>;
+  }) {
     return this.call('/v4/inbound-email', body, S.InboundEmail.extend({ webhook_secret: z.string() }));
   }
   inboundList(q: { status: string; limit: string; offset: string }) {
@@ -206,7 +251,12 @@ export class CasClient {
     const files: InboundFile[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.request('GET', `/v4/inbound-email/${encodeURIComponent(id)}/files?${query({ ...q, cursor })}`, undefined, InboundFilesPage);
+      const page = await this.request(
+        'GET',
+        `/v4/inbound-email/${encodeURIComponent(id)}/files?${query({ ...q, cursor })}`,
+        undefined,
+        InboundFilesPage,
+      );
       files.push(...page.files);
       cursor = q.limit ? undefined : (page.cursor ?? undefined);
     } while (cursor);

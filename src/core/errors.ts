@@ -43,7 +43,11 @@ export const ERROR_MAP: Record<string, Entry> = {
   /** The job needed more memory than a worker may use (the worker was stopped). */
   ResourceLimit: DOC,
   /** The worker died for another reason; it was replaced. */
-  WorkerCrashed: { exitCode: ExitCode.UNEXPECTED, httpStatus: 500, api: 'the document could not be parsed (the parser stopped unexpectedly)' },
+  WorkerCrashed: {
+    exitCode: ExitCode.UNEXPECTED,
+    httpStatus: 500,
+    api: 'the document could not be parsed (the parser stopped unexpectedly)',
+  },
   NotFound: { exitCode: ExitCode.USAGE, httpStatus: 400 },
   NotReadable: { exitCode: ExitCode.UNEXPECTED, httpStatus: 500 },
   UsageError: { exitCode: ExitCode.USAGE, httpStatus: 400 },

@@ -16,7 +16,12 @@ export interface ParseLimits {
   maxBytes: number;
 }
 
-export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = { timeoutMs: 60_000, memoryMb: 1024, maxPages: 1000, maxBytes: 50 * 1024 * 1024 };
+export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = {
+  timeoutMs: 60_000,
+  memoryMb: 1024,
+  maxPages: 1000,
+  maxBytes: 50 * 1024 * 1024,
+};
 
 const ENV: { key: keyof ParseLimits; name: string; scale: number; min: number }[] = [
   { key: 'timeoutMs', name: 'CAS_PARSE_TIMEOUT', scale: 1000, min: 0.1 },

@@ -40,14 +40,14 @@ export interface PasswordPlan {
   candidates: string[];
 }
 
-
 function passwordList(plan: PasswordPlan): (string | undefined)[] {
   const list: (string | undefined)[] = plan.explicit !== undefined ? [plan.explicit] : [undefined];
   for (const c of plan.candidates) if (!list.includes(c)) list.push(c);
   return list;
 }
 
-const isPasswordError = (err: unknown): err is DocumentError => err instanceof DocumentError && (err.code === 'PasswordRequired' || err.code === 'IncorrectPassword');
+const isPasswordError = (err: unknown): err is DocumentError =>
+  err instanceof DocumentError && (err.code === 'PasswordRequired' || err.code === 'IncorrectPassword');
 
 /** Open with each candidate in turn; the last password error is reported with a hint. */
 export async function openWithPasswords(bytes: Uint8Array, plan: PasswordPlan, limits: Partial<ParseLimits> = {}): Promise<PdfDocument> {
@@ -63,7 +63,10 @@ export async function openWithPasswords(bytes: Uint8Array, plan: PasswordPlan, l
   }
   const tried = passwordList(plan).filter((p) => p !== undefined).length;
   if (tried && last instanceof DocumentError && last.code === 'IncorrectPassword') {
-    throw new DocumentError('IncorrectPassword', `the password is incorrect for this PDF (${tried} candidate${tried > 1 ? 's' : ''} tried); ${PASSWORD_HINT}`);
+    throw new DocumentError(
+      'IncorrectPassword',
+      `the password is incorrect for this PDF (${tried} candidate${tried > 1 ? 's' : ''} tried); ${PASSWORD_HINT}`,
+    );
   }
   throw new DocumentError('PasswordRequired', `the PDF is password-protected; ${PASSWORD_HINT}`);
 }
@@ -86,6 +89,7 @@ export async function runParseJob(job: ParseJob): Promise<ParseOutcome> {
 /** The outcome leaves the job as plain data: a parser result that is not an object is a parse failure. */
 function selfCheck(o: ParseSuccess): ParseOutcome {
   if (!o.data || typeof o.data !== 'object') return { ok: false, ...jobError('ParseFailed', 'the parser returned no statement') };
-  if (!o.detection || typeof o.detection.type !== 'string') return { ok: false, ...jobError('ParseFailed', 'the parser returned no detection') };
+  if (!o.detection || typeof o.detection.type !== 'string')
+    return { ok: false, ...jobError('ParseFailed', 'the parser returned no detection') };
   return o;
 }

@@ -104,7 +104,9 @@ export class ParsePool {
         slot = this.slots.find((s) => !s.task) ?? (this.slots.length < this.size ? this.spawn() : undefined);
       } catch (err) {
         // No worker could be started (threads or memory exhausted): answer rather than wait.
-        this.queue.shift()!.resolve({ ok: false, ...jobError('WorkerCrashed', `no parse worker could be started (${(err as Error).message})`) });
+        this.queue
+          .shift()!
+          .resolve({ ok: false, ...jobError('WorkerCrashed', `no parse worker could be started (${(err as Error).message})`) });
         continue;
       }
       if (!slot) return;
@@ -140,7 +142,9 @@ export class ParsePool {
       t.resolve(m.outcome);
       this.pump();
     });
-    w.on('error', (err: Error & { code?: string }) => this.stop(slot, err?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'ResourceLimit' : 'WorkerCrashed', err?.message));
+    w.on('error', (err: Error & { code?: string }) =>
+      this.stop(slot, err?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'ResourceLimit' : 'WorkerCrashed', err?.message),
+    );
     w.on('exit', (code) => this.stop(slot, 'WorkerCrashed', `exit code ${code}`));
     // After the listeners (adding a 'message' listener refs the worker again): an idle worker keeps no process alive.
     w.unref();
@@ -207,9 +211,11 @@ export class ParsePool {
       else if (code === 'ResourceLimit') this.stats.memoryStops++;
       else this.stats.crashes++;
       const message =
-        code === 'Timeout' ? `reading the PDF took longer than the limit of ${this.limitOf(t, 'timeoutMs') / 1000} s; it was stopped`
-        : code === 'ResourceLimit' ? `reading the PDF needed more memory than the limit of ${this.limits.memoryMb} MB; it was stopped`
-        : `the parser stopped unexpectedly${detail ? ` (${detail.split('\n')[0]})` : ''}`;
+        code === 'Timeout'
+          ? `reading the PDF took longer than the limit of ${this.limitOf(t, 'timeoutMs') / 1000} s; it was stopped`
+          : code === 'ResourceLimit'
+            ? `reading the PDF needed more memory than the limit of ${this.limits.memoryMb} MB; it was stopped`
+            : `the parser stopped unexpectedly${detail ? ` (${detail.split('\n')[0]})` : ''}`;
       t.resolve({ ok: false, ...jobError(code, message) });
     }
     this.pump();

@@ -91,7 +91,14 @@ export const FORMATS: readonly StatementFormat[] = [
     casType: 'REGISTRAR_A_REGISTRAR_B',
     dematType: null,
     schema: 'parsed-statement',
-    endpoint: { path: '/v4/registrar_a_registrar_b/parse', operationId: 'registrarParse', feature: 'parse', fileFields: ['pdf_file'], sample: 'registrar-detailed', passwordRequired: false },
+    endpoint: {
+      path: '/v4/registrar_a_registrar_b/parse',
+      operationId: 'registrarParse',
+      feature: 'parse',
+      fileFields: ['pdf_file'],
+      sample: 'registrar-detailed',
+      passwordRequired: false,
+    },
     families: ['registrar-detailed', 'registrar-summary'],
     fixtureDir: 'registrar',
   },
@@ -103,7 +110,14 @@ export const FORMATS: readonly StatementFormat[] = [
     casType: 'DEPOSITORY_A',
     dematType: 'DEPOSITORY_A',
     schema: 'parsed-statement',
-    endpoint: { path: '/v4/depository_a/parse', operationId: 'depositoryAParse', feature: 'parse', fileFields: ['pdf_file'], sample: 'depository_a', passwordRequired: false },
+    endpoint: {
+      path: '/v4/depository_a/parse',
+      operationId: 'depositoryAParse',
+      feature: 'parse',
+      fileFields: ['pdf_file'],
+      sample: 'depository_a',
+      passwordRequired: false,
+    },
     families: ['depository-a'],
     fixtureDir: 'depository_a',
   },
@@ -115,7 +129,14 @@ export const FORMATS: readonly StatementFormat[] = [
     casType: 'DEPOSITORY_B',
     dematType: 'DEPOSITORY_B',
     schema: 'parsed-statement',
-    endpoint: { path: '/v4/depository_b/parse', operationId: 'depositoryBParse', feature: 'parse', fileFields: ['pdf_file'], sample: 'depository_b', passwordRequired: false },
+    endpoint: {
+      path: '/v4/depository_b/parse',
+      operationId: 'depositoryBParse',
+      feature: 'parse',
+      fileFields: ['pdf_file'],
+      sample: 'depository_b',
+      passwordRequired: false,
+    },
     families: ['depository-b'],
     fixtureDir: 'depository_b',
   },
@@ -127,14 +148,22 @@ export const FORMATS: readonly StatementFormat[] = [
     casType: null,
     dematType: null,
     schema: 'contract-note',
-    endpoint: { path: '/v4/contract_note/parse', operationId: 'parseContractNote', feature: 'contract_note', fileFields: ['pdf_file'], sample: 'contract-note-broker_a', passwordRequired: true },
+    endpoint: {
+      path: '/v4/contract_note/parse',
+      operationId: 'parseContractNote',
+      feature: 'contract_note',
+      fileFields: ['pdf_file'],
+      sample: 'contract-note-broker_a',
+      passwordRequired: true,
+    },
     families: [...BROKERS.map((b) => b.family), 'contract-note-generic'],
     fixtureDir: 'contract_note',
   },
 ];
 
 /** One line naming what is supported (errors, help). */
-export const SUPPORTED = 'registrar statements (registrar_a / registrar_b, detailed or summary), depository_a and depository_b statements, and broker contract notes';
+export const SUPPORTED =
+  'registrar statements (registrar_a / registrar_b, detailed or summary), depository_a and depository_b statements, and broker contract notes';
 
 const key = (s: string): string => s.trim().toLowerCase().replace(/-/g, '_');
 

@@ -3,7 +3,21 @@
  */
 
 /** Contract-note trade-table columns. */
-export type ColKey = 'orderNo' | 'orderTime' | 'tradeNo' | 'tradeTime' | 'security' | 'bs' | 'exchange' | 'qty' | 'rate' | 'bpu' | 'netRate' | 'closing' | 'netTotal' | 'remarks';
+export type ColKey =
+  | 'orderNo'
+  | 'orderTime'
+  | 'tradeNo'
+  | 'tradeTime'
+  | 'security'
+  | 'bs'
+  | 'exchange'
+  | 'qty'
+  | 'rate'
+  | 'bpu'
+  | 'netRate'
+  | 'closing'
+  | 'netTotal'
+  | 'remarks';
 
 /** Header facts of a contract note. */
 export type FactKey = 'cn' | 'tradeDate' | 'settlementNo' | 'settlementDate' | 'name' | 'ucc' | 'pan' | 'address' | 'pos' | 'stateCode';

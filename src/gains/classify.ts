@@ -11,8 +11,10 @@ import type { GainsAssetClass, GainsClassSource, SchemeType } from '../schema/in
 const OTHER = /\b(fund of funds?|fof|gold|silver|international|overseas|global|nasdaq|nyse|us equity|feeder)\b/i;
 const EQUITY_HYBRID = /\b(aggressive hybrid|hybrid equity|equity hybrid|equity savings|arbitrage)\b/i;
 const HYBRID = /\b(hybrid|balanced|multi[- ]asset|asset allocation|retirement|children)\b/i;
-const DEBT = /\b(liquid|overnight|money market|gilt|g-sec|corporate bond|banking (?:and|&) psu|credit risk|ultra short|short (?:term|duration)|medium (?:term|duration)|medium to long|long duration|low duration|dynamic bond|floater|floating rate|income|treasury|debt|bond|target maturity|fixed maturity|fmp|sdl|crisil ibx)\b/i;
-const EQUITY = /\b(elss|tax ?saver|equity|flexi ?cap|large ?cap|mid ?cap|small ?cap|multi ?cap|large (?:and|&) mid ?cap|focused|value|contra|dividend yield|blue ?chip|nifty|sensex|index|infrastructure|pharma|healthcare|technology|consumption|manufacturing|opportunities|midcap|smallcap|largecap|top \d+|banking|financial services|infra|power|natural resources|energy|lifestyle|thematic|sectoral|mnc|esg|innovation|momentum|quant|special situations|business cycle|multi ?factor|digital|fmcg|auto|services)\b/i;
+const DEBT =
+  /\b(liquid|overnight|money market|gilt|g-sec|corporate bond|banking (?:and|&) psu|credit risk|ultra short|short (?:term|duration)|medium (?:term|duration)|medium to long|long duration|low duration|dynamic bond|floater|floating rate|income|treasury|debt|bond|target maturity|fixed maturity|fmp|sdl|crisil ibx)\b/i;
+const EQUITY =
+  /\b(elss|tax ?saver|equity|flexi ?cap|large ?cap|mid ?cap|small ?cap|multi ?cap|large (?:and|&) mid ?cap|focused|value|contra|dividend yield|blue ?chip|nifty|sensex|index|infrastructure|pharma|healthcare|technology|consumption|manufacturing|opportunities|midcap|smallcap|largecap|top \d+|banking|financial services|infra|power|natural resources|energy|lifestyle|thematic|sectoral|mnc|esg|innovation|momentum|quant|special situations|business cycle|multi ?factor|digital|fmcg|auto|services)\b/i;
 
 export interface Classification {
   asset_class: GainsAssetClass;
@@ -22,12 +24,22 @@ export interface Classification {
 }
 
 /** Class of a scheme from its name; the statement type is the fallback; the override (by ISIN) wins. */
-export function classifyScheme(name: string, statementType: SchemeType | null, isin: string | null, overrides?: Map<string, GainsAssetClass>): Classification {
+export function classifyScheme(
+  name: string,
+  statementType: SchemeType | null,
+  isin: string | null,
+  overrides?: Map<string, GainsAssetClass>,
+): Classification {
   const o = isin ? overrides?.get(isin.toUpperCase()) : undefined;
   if (o) return { asset_class: o, source: 'override' };
   if (OTHER.test(name)) return { asset_class: 'other', source: 'name' };
   if (EQUITY_HYBRID.test(name)) return { asset_class: 'equity', source: 'name' };
-  if (HYBRID.test(name)) return { asset_class: 'other', source: 'name', note: 'a hybrid scheme is classed other; if it keeps 65% or more in equity, give it as equity in --scheme-types' };
+  if (HYBRID.test(name))
+    return {
+      asset_class: 'other',
+      source: 'name',
+      note: 'a hybrid scheme is classed other; if it keeps 65% or more in equity, give it as equity in --scheme-types',
+    };
   if (DEBT.test(name)) return { asset_class: 'debt', source: 'name' };
   if (EQUITY.test(name)) return { asset_class: 'equity', source: 'name' };
   if (statementType === 'Equity') return { asset_class: 'equity', source: 'statement' };
@@ -52,7 +64,20 @@ export function parseSchemeTypes(text: string): Map<string, GainsAssetClass> {
   return out;
 }
 
-const MONTHS: Record<string, string> = { jan: '01', feb: '02', mar: '03', apr: '04', may: '05', jun: '06', jul: '07', aug: '08', sep: '09', oct: '10', nov: '11', dec: '12' };
+const MONTHS: Record<string, string> = {
+  jan: '01',
+  feb: '02',
+  mar: '03',
+  apr: '04',
+  may: '05',
+  jun: '06',
+  jul: '07',
+  aug: '08',
+  sep: '09',
+  oct: '10',
+  nov: '11',
+  dec: '12',
+};
 
 function isoOf(d: string): string | null {
   const m = /^(\d{1,2})-([A-Za-z]{3})-(\d{4})$/.exec(d.trim());
@@ -71,7 +96,8 @@ export function parseFmvFile(text: string, date = '2018-01-31'): Map<string, num
   const out = new Map<string, number>();
   const lines = text.split(/\r?\n/);
   const headerAt = lines.findIndex((l) => /net asset value/i.test(l) && l.includes(';'));
-  if (headerAt < 0) throw new Error('--fmv: not a NAV history file (no header with "Net Asset Value"; expected the AMFI download, ;-separated)');
+  if (headerAt < 0)
+    throw new Error('--fmv: not a NAV history file (no header with "Net Asset Value"; expected the AMFI download, ;-separated)');
   const head = lines[headerAt].split(';').map((h) => h.trim().toLowerCase());
   const navCol = head.findIndex((h) => h === 'net asset value');
   const dateCol = head.findIndex((h) => h === 'date');

@@ -16,7 +16,14 @@
  */
 import type { Transaction, TransactionType } from '../schema/index.js';
 
-export const PURCHASE_TYPES: ReadonlySet<TransactionType> = new Set(['PURCHASE', 'PURCHASE_SIP', 'SWITCH_IN', 'SWITCH_IN_MERGER', 'DIVIDEND_REINVEST', 'SEGREGATION']);
+export const PURCHASE_TYPES: ReadonlySet<TransactionType> = new Set([
+  'PURCHASE',
+  'PURCHASE_SIP',
+  'SWITCH_IN',
+  'SWITCH_IN_MERGER',
+  'DIVIDEND_REINVEST',
+  'SEGREGATION',
+]);
 export const TRANSFER_TYPES: ReadonlySet<TransactionType> = new Set(['REDEMPTION', 'SWITCH_OUT', 'SWITCH_OUT_MERGER']);
 
 /** Units in ten-thousandths (statements print 3 or 4 decimals). */
@@ -62,7 +69,12 @@ export interface FifoResult {
   issues: string[];
 }
 
-interface Row { t: Transaction; cancelled: boolean; stamp: number; stt: number }
+interface Row {
+  t: Transaction;
+  cancelled: boolean;
+  stamp: number;
+  stt: number;
+}
 
 /** Match the transfers of one scheme's transactions (statement order) against its lots. */
 /**
@@ -82,7 +94,8 @@ function insertLot(lots: Lot[], lot: Lot): void {
 export function fifo(transactions: Transaction[], openingUnits: number | null, carried?: CarriedLots): FifoResult {
   const issues: string[] = [];
   // Stable by date: rows of one date keep the statement's order.
-  const rows: Row[] = transactions.map((t, i) => ({ t, i, cancelled: false, stamp: 0, stt: 0 }))
+  const rows: Row[] = transactions
+    .map((t, i) => ({ t, i, cancelled: false, stamp: 0, stt: 0 }))
     .sort((a, b) => (a.t.date < b.t.date ? -1 : a.t.date > b.t.date ? 1 : a.i - b.i))
     .map(({ t }) => ({ t, cancelled: false, stamp: 0, stt: 0 }));
 
@@ -95,13 +108,16 @@ export function fifo(transactions: Transaction[], openingUnits: number | null, c
     const n = rows[i + 1];
     return Boolean(n && n.t.type === 'STAMP_DUTY_TAX' && n.t.date === rows[i].t.date && (n.t.amount ?? 0) < 0);
   };
-  const reversal = rows.map((r, i) => Boolean(r.t.units) && (r.t.type === 'REVERSAL' || (TRANSFER_TYPES.has(r.t.type) && r.t.units! < 0 && negStamp(i))));
+  const reversal = rows.map(
+    (r, i) => Boolean(r.t.units) && (r.t.type === 'REVERSAL' || (TRANSFER_TYPES.has(r.t.type) && r.t.units! < 0 && negStamp(i))),
+  );
   for (let i = 0; i < rows.length; i++) {
     if (!reversal[i] || rows[i].cancelled) continue;
     const t = rows[i].t;
     const units = Math.round(t.units! * U);
     const opposite = units < 0 ? PURCHASE_TYPES : TRANSFER_TYPES;
-    const reverses = (j: number): boolean => !rows[j].cancelled && !reversal[j] && opposite.has(rows[j].t.type) && Math.round((rows[j].t.units ?? 0) * U) === -units;
+    const reverses = (j: number): boolean =>
+      !rows[j].cancelled && !reversal[j] && opposite.has(rows[j].t.type) && Math.round((rows[j].t.units ?? 0) * U) === -units;
     let j = i - 1;
     while (j >= 0 && !reverses(j)) j--;
     if (j < 0) {
@@ -122,7 +138,8 @@ export function fifo(transactions: Transaction[], openingUnits: number | null, c
     if (t.type !== 'STAMP_DUTY_TAX' && t.type !== 'STT_TAX') continue;
     if (i > 0 && reversal[i - 1] && t.type === 'STAMP_DUTY_TAX' && (t.amount ?? 0) < 0) continue; // the reversal's refund
     const wanted = t.type === 'STAMP_DUTY_TAX' ? PURCHASE_TYPES : TRANSFER_TYPES;
-    const near = (j: number): boolean => rows[j].t.date === t.date && wanted.has(rows[j].t.type) && rows[j].t.units !== null && !reversal[j];
+    const near = (j: number): boolean =>
+      rows[j].t.date === t.date && wanted.has(rows[j].t.type) && rows[j].t.units !== null && !reversal[j];
     let j = i - 1;
     while (j >= 0 && !near(j) && rows[j].t.date === t.date) j--;
     if (j < 0 || !near(j)) {
@@ -132,7 +149,10 @@ export function fifo(transactions: Transaction[], openingUnits: number | null, c
     if (j >= 0 && j < rows.length && near(j)) {
       if (t.type === 'STAMP_DUTY_TAX') rows[j].stamp += Math.round((t.amount ?? 0) * 100);
       else rows[j].stt += toPaise(t.amount ?? 0);
-    } else if (t.amount) issues.push(`${t.date}: ${t.type === 'STAMP_DUTY_TAX' ? 'stamp duty' : 'STT'} of ${t.amount} belongs to no ${t.type === 'STAMP_DUTY_TAX' ? 'purchase' : 'transfer'} of that date; ignored`);
+    } else if (t.amount)
+      issues.push(
+        `${t.date}: ${t.type === 'STAMP_DUTY_TAX' ? 'stamp duty' : 'STT'} of ${t.amount} belongs to no ${t.type === 'STAMP_DUTY_TAX' ? 'purchase' : 'transfer'} of that date; ignored`,
+      );
   }
 
   const lots: Lot[] = [];
@@ -157,7 +177,13 @@ export function fifo(transactions: Transaction[], openingUnits: number | null, c
         }
         continue;
       }
-      lots.push({ date: t.date, units: toUnits(t.units), cost, stamp: r.stamp, kind: seg ? 'segregation' : t.type === 'SWITCH_IN_MERGER' ? 'merger' : 'purchase' });
+      lots.push({
+        date: t.date,
+        units: toUnits(t.units),
+        cost,
+        stamp: r.stamp,
+        kind: seg ? 'segregation' : t.type === 'SWITCH_IN_MERGER' ? 'merger' : 'purchase',
+      });
     } else if (TRANSFER_TYPES.has(t.type) && t.units < 0) {
       let left = toUnits(t.units);
       let value = t.amount !== null ? toPaise(t.amount) : Math.round(Math.abs(t.units) * (t.nav ?? 0) * 100);
@@ -166,7 +192,17 @@ export function fifo(transactions: Transaction[], openingUnits: number | null, c
         const lot = lots[0];
         if (!lot) {
           issues.push(`${t.date}: ${left / U} units transferred beyond the units purchased in the statement`);
-          matches.push({ units: left, acquired: null, cost: null, stamp: null, lotKind: 'unmatched', transferred: t.date, transferType: t.type, value, stt });
+          matches.push({
+            units: left,
+            acquired: null,
+            cost: null,
+            stamp: null,
+            lotKind: 'unmatched',
+            transferred: t.date,
+            transferType: t.type,
+            value,
+            stt,
+          });
           break;
         }
         const m = Math.min(left, lot.units);
@@ -174,7 +210,17 @@ export function fifo(transactions: Transaction[], openingUnits: number | null, c
         const s = share(stt, m, left);
         const c = lot.cost === null ? null : share(lot.cost, m, lot.units);
         const sd = share(lot.stamp, m, lot.units);
-        matches.push({ units: m, acquired: lot.date, cost: c, stamp: lot.cost === null ? null : sd, lotKind: lot.kind, transferred: t.date, transferType: t.type, value: v, stt: s });
+        matches.push({
+          units: m,
+          acquired: lot.date,
+          cost: c,
+          stamp: lot.cost === null ? null : sd,
+          lotKind: lot.kind,
+          transferred: t.date,
+          transferType: t.type,
+          value: v,
+          stt: s,
+        });
         value -= v;
         stt -= s;
         left -= m;

@@ -3,7 +3,19 @@
  * (fifo.ts), the class of each scheme (classify.ts), the rules by date (rules.ts), grandfathering of
  * equity units acquired before 1 February 2018 from a user-supplied NAV file.
  */
-import type { GainRow, GainsAssetClass, GainsFlag, GainsIssue, GainsReport, GainsScheme, GainsTotals, GainsYear, ParsedStatement, Scheme, Transaction } from '../schema/index.js';
+import type {
+  GainRow,
+  GainsAssetClass,
+  GainsFlag,
+  GainsIssue,
+  GainsReport,
+  GainsScheme,
+  GainsTotals,
+  GainsYear,
+  ParsedStatement,
+  Scheme,
+  Transaction,
+} from '../schema/index.js';
 import { classifyScheme } from './classify.js';
 import { fifo, U, type Lot, type Match } from './fifo.js';
 import { equityLtcgExemption, fyOf, GRANDFATHER_BEFORE, treatment } from './rules.js';
@@ -32,7 +44,13 @@ export function normaliseFy(fy: string): string | null {
 
 const rupees = (paise: number): number => Math.round(paise) / 100;
 
-interface SchemeInput { folio: string; amc: string; scheme: Scheme; transactions: Transaction[]; open: number | null }
+interface SchemeInput {
+  folio: string;
+  amc: string;
+  scheme: Scheme;
+  transactions: Transaction[];
+  open: number | null;
+}
 
 /** One entry per folio and scheme across the statements; the same scheme in several files is merged, duplicate rows dropped. */
 function collect(statements: ParsedStatement[]): SchemeInput[] {
@@ -45,7 +63,14 @@ function collect(statements: ParsedStatement[]): SchemeInput[] {
         const sig = (t: Transaction): string => `${t.date}|${t.type}|${t.units}|${t.amount}|${t.description}`;
         const prev = byKey.get(key);
         if (!prev) {
-          const e = { folio: f.folio_number, amc: f.amc, scheme: s, transactions: [...s.transactions], open: s.additional_info.open_units, seen: new Set(s.transactions.map(sig)) };
+          const e = {
+            folio: f.folio_number,
+            amc: f.amc,
+            scheme: s,
+            transactions: [...s.transactions],
+            open: s.additional_info.open_units,
+            seen: new Set(s.transactions.map(sig)),
+          };
           byKey.set(key, e);
           out.push(e);
           continue;
@@ -74,17 +99,27 @@ export function computeGains(statements: ParsedStatement[], opts: GainsOptions =
   for (const s of schemes) {
     if (s.transactions.some((t) => t.type === 'SWITCH_OUT_MERGER')) {
       const byDate = new Map<string, Match[]>();
-      for (const m of fifo(s.transactions, s.open).matches) if (m.transferType === 'SWITCH_OUT_MERGER') byDate.set(m.transferred, [...(byDate.get(m.transferred) ?? []), m]);
+      for (const m of fifo(s.transactions, s.open).matches)
+        if (m.transferType === 'SWITCH_OUT_MERGER') byDate.set(m.transferred, [...(byDate.get(m.transferred) ?? []), m]);
       for (const [d, ms] of byDate) outs.set(`${folioKey(s.folio)}|${d}`, [...(outs.get(`${folioKey(s.folio)}|${d}`) ?? []), ms]);
     }
-    for (const t of s.transactions) if (t.type === 'SWITCH_IN_MERGER') ins.set(`${folioKey(s.folio)}|${t.date}`, (ins.get(`${folioKey(s.folio)}|${t.date}`) ?? 0) + 1);
+    for (const t of s.transactions)
+      if (t.type === 'SWITCH_IN_MERGER') ins.set(`${folioKey(s.folio)}|${t.date}`, (ins.get(`${folioKey(s.folio)}|${t.date}`) ?? 0) + 1);
   }
-  const carriedFor = (folio: string) => (t: { date: string }): Lot[] | undefined => {
-    const key = `${folioKey(folio)}|${t.date}`;
-    const o = outs.get(key);
-    if (!o || o.length !== 1 || ins.get(key) !== 1) return undefined;
-    return o[0].map((m) => ({ date: m.acquired, units: m.units, cost: m.cost, stamp: m.stamp ?? 0, kind: m.acquired === null ? 'opening' : m.lotKind === 'segregation' ? 'segregation' : 'purchase' }));
-  };
+  const carriedFor =
+    (folio: string) =>
+    (t: { date: string }): Lot[] | undefined => {
+      const key = `${folioKey(folio)}|${t.date}`;
+      const o = outs.get(key);
+      if (!o || o.length !== 1 || ins.get(key) !== 1) return undefined;
+      return o[0].map((m) => ({
+        date: m.acquired,
+        units: m.units,
+        cost: m.cost,
+        stamp: m.stamp ?? 0,
+        kind: m.acquired === null ? 'opening' : m.lotKind === 'segregation' ? 'segregation' : 'purchase',
+      }));
+    };
 
   for (const s of schemes) {
     const cls = classifyScheme(s.scheme.name, s.scheme.type, s.scheme.isin, opts.schemeTypes);
@@ -109,7 +144,14 @@ export function computeGains(statements: ParsedStatement[], opts: GainsOptions =
       let fmv: number | null = null;
       let gf: number | null = null;
       // s.112A(2) / s.55(2)(ac): cost = max(actual cost, min(FMV on 31 Jan 2018, sale value)), long-term equity acquired before 1 Feb 2018.
-      if (cls.asset_class === 'equity' && m.acquired !== null && m.acquired < GRANDFATHER_BEFORE && tr.term === 'long' && tr.tax_class !== 'equity_ltcg_exempt' && m.cost !== null) {
+      if (
+        cls.asset_class === 'equity' &&
+        m.acquired !== null &&
+        m.acquired < GRANDFATHER_BEFORE &&
+        tr.term === 'long' &&
+        tr.tax_class !== 'equity_ltcg_exempt' &&
+        m.cost !== null
+      ) {
         const nav = s.scheme.isin ? opts.fmv?.get(s.scheme.isin.toUpperCase()) : undefined;
         if (nav === undefined) {
           flags.push('fmv_missing');
@@ -125,27 +167,79 @@ export function computeGains(statements: ParsedStatement[], opts: GainsOptions =
       const fy = fyOf(m.transferred);
       if (fyWanted && fy !== fyWanted) continue;
       const row: GainRow = {
-        fy, folio: s.folio, amc: s.amc, scheme: s.scheme.name, isin: s.scheme.isin, asset_class: cls.asset_class,
+        fy,
+        folio: s.folio,
+        amc: s.amc,
+        scheme: s.scheme.name,
+        isin: s.scheme.isin,
+        asset_class: cls.asset_class,
         units: m.units / U,
-        acquisition_date: m.acquired, acquisition_cost: m.cost === null ? null : rupees(m.cost), stamp_duty: m.stamp === null ? null : rupees(m.stamp),
-        transfer_date: m.transferred, transfer_type: m.transferType, transfer_value: rupees(m.value), stt: rupees(m.stt),
-        fmv_nav: fmvNav, fmv: fmv === null ? null : rupees(fmv), grandfathered_cost: gf === null ? null : rupees(gf),
-        cost: cost === null ? null : rupees(cost), gain: gain === null ? null : rupees(gain),
-        term: tr.term, tax_class: tr.tax_class, rate: tr.rate, flags: [...new Set(flags)],
+        acquisition_date: m.acquired,
+        acquisition_cost: m.cost === null ? null : rupees(m.cost),
+        stamp_duty: m.stamp === null ? null : rupees(m.stamp),
+        transfer_date: m.transferred,
+        transfer_type: m.transferType,
+        transfer_value: rupees(m.value),
+        stt: rupees(m.stt),
+        fmv_nav: fmvNav,
+        fmv: fmv === null ? null : rupees(fmv),
+        grandfathered_cost: gf === null ? null : rupees(gf),
+        cost: cost === null ? null : rupees(cost),
+        gain: gain === null ? null : rupees(gain),
+        term: tr.term,
+        tax_class: tr.tax_class,
+        rate: tr.rate,
+        flags: [...new Set(flags)],
       };
       if (!perFy.has(fy)) perFy.set(fy, []);
       perFy.get(fy)!.push(row);
     }
-    if (matches.some((m) => m.lotKind === 'opening')) mine.push({ ...where, message: `units from the opening balance (${s.open}) were transferred: their acquisition date and cost are not in this statement; give a statement from the first purchase` });
-    if (matches.some((m) => m.transferType === 'SWITCH_OUT_MERGER')) mine.push({ ...where, message: 'a merger of schemes (s.47(xix)) is not a transfer: the rows flagged merger are left out of the totals; the cost and dates of these units carry to the new scheme' });
-    if (matches.some((m) => m.lotKind === 'merger')) mine.push({ ...where, message: 'units from a merger whose old scheme is not in the statements (same folio and date): their cost and date should be the old units\'; the rows flagged merger are left out of the totals' });
-    if (matches.some((m) => m.acquired !== null && m.acquired < GRANDFATHER_BEFORE) && cls.asset_class === 'equity' && !opts.fmv?.has((s.scheme.isin ?? '').toUpperCase())) {
-      mine.push({ ...where, message: 'units acquired before 1 Feb 2018 need the NAV of 31 Jan 2018: give --fmv FILE (the NAV history download)' });
+    if (matches.some((m) => m.lotKind === 'opening'))
+      mine.push({
+        ...where,
+        message: `units from the opening balance (${s.open}) were transferred: their acquisition date and cost are not in this statement; give a statement from the first purchase`,
+      });
+    if (matches.some((m) => m.transferType === 'SWITCH_OUT_MERGER'))
+      mine.push({
+        ...where,
+        message:
+          'a merger of schemes (s.47(xix)) is not a transfer: the rows flagged merger are left out of the totals; the cost and dates of these units carry to the new scheme',
+      });
+    if (matches.some((m) => m.lotKind === 'merger'))
+      mine.push({
+        ...where,
+        message:
+          "units from a merger whose old scheme is not in the statements (same folio and date): their cost and date should be the old units'; the rows flagged merger are left out of the totals",
+      });
+    if (
+      matches.some((m) => m.acquired !== null && m.acquired < GRANDFATHER_BEFORE) &&
+      cls.asset_class === 'equity' &&
+      !opts.fmv?.has((s.scheme.isin ?? '').toUpperCase())
+    ) {
+      mine.push({
+        ...where,
+        message: 'units acquired before 1 Feb 2018 need the NAV of 31 Jan 2018: give --fmv FILE (the NAV history download)',
+      });
     }
     if (perFy.size) issues.push(...mine);
     for (const [fy, rows] of perFy) {
-      const sum = (term: 'short' | 'long'): number => rupees(rows.filter((r) => r.term === term && r.gain !== null && !r.flags.includes('merger')).reduce((a, r) => a + Math.round(r.gain! * 100), 0));
-      const entry: GainsScheme = { folio: s.folio, amc: s.amc, scheme: s.scheme.name, isin: s.scheme.isin, asset_class: cls.asset_class, class_source: cls.source, rows, stcg: sum('short'), ltcg: sum('long') };
+      const sum = (term: 'short' | 'long'): number =>
+        rupees(
+          rows
+            .filter((r) => r.term === term && r.gain !== null && !r.flags.includes('merger'))
+            .reduce((a, r) => a + Math.round(r.gain! * 100), 0),
+        );
+      const entry: GainsScheme = {
+        folio: s.folio,
+        amc: s.amc,
+        scheme: s.scheme.name,
+        isin: s.scheme.isin,
+        asset_class: cls.asset_class,
+        class_source: cls.source,
+        rows,
+        stcg: sum('short'),
+        ltcg: sum('long'),
+      };
       if (!schemesByFy.has(fy)) schemesByFy.set(fy, []);
       schemesByFy.get(fy)!.push(entry);
     }

@@ -81,14 +81,20 @@ export function treatment(cls: GainsAssetClass, acquired: string | null, transfe
   if (cls === 'equity') {
     if (heldLongerThan(acquired, transferred, EQUITY_LONG_MONTHS)) {
       if (transferred < EXEMPT_1038_BEFORE) return { term: 'long', tax_class: 'equity_ltcg_exempt', rate: 0, flags: [] };
-      return after ? { term: 'long', tax_class: 'equity_ltcg_12_5', rate: 0.125, flags: [] } : { term: 'long', tax_class: 'equity_ltcg_10', rate: 0.1, flags: [] };
+      return after
+        ? { term: 'long', tax_class: 'equity_ltcg_12_5', rate: 0.125, flags: [] }
+        : { term: 'long', tax_class: 'equity_ltcg_10', rate: 0.1, flags: [] };
     }
-    return after ? { term: 'short', tax_class: 'equity_stcg_20', rate: 0.2, flags: [] } : { term: 'short', tax_class: 'equity_stcg_15', rate: 0.15, flags: [] };
+    return after
+      ? { term: 'short', tax_class: 'equity_stcg_20', rate: 0.2, flags: [] }
+      : { term: 'short', tax_class: 'equity_stcg_15', rate: 0.15, flags: [] };
   }
   // Debt-oriented: s.50AA for units acquired on or after 1 April 2023. Other: s.50AA only until 31 March 2025.
   const specified = acquired >= SECTION_50AA_FROM && (cls === 'debt' || transferred < OTHER_50AA_UNTIL);
   if (specified) return { term: 'short', tax_class: 'deemed_stcg_50aa', rate: null, flags: [] };
   const months = after ? OTHER_LONG_MONTHS_AFTER : OTHER_LONG_MONTHS_BEFORE;
   if (!heldLongerThan(acquired, transferred, months)) return { term: 'short', tax_class: 'stcg_slab', rate: null, flags: [] };
-  return after ? { term: 'long', tax_class: 'ltcg_12_5', rate: 0.125, flags: [] } : { term: 'long', tax_class: 'ltcg_20_indexed', rate: 0.2, flags: ['indexation_not_computed'] };
+  return after
+    ? { term: 'long', tax_class: 'ltcg_12_5', rate: 0.125, flags: [] }
+    : { term: 'long', tax_class: 'ltcg_20_indexed', rate: 0.2, flags: ['indexation_not_computed'] };
 }

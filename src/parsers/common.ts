@@ -22,7 +22,7 @@ export function dividendRate(desc: string): number | null {
 export function classifyTransaction(desc: string, units: number | null): TransactionType {
   const d = desc.toLowerCase();
   const isDividend = /\b(idcw|dividend|div)\b/.test(d) && (/@/.test(d) || /(paid|payout|reinvest|declared|sweep)/.test(d));
-  if (isDividend) return units !== null && units > 0 || /reinvest/.test(d) ? 'DIVIDEND_REINVEST' : 'DIVIDEND_PAYOUT';
+  if (isDividend) return (units !== null && units > 0) || /reinvest/.test(d) ? 'DIVIDEND_REINVEST' : 'DIVIDEND_PAYOUT';
   if (units === null) {
     if (/stamp\s*duty/.test(d)) return 'STAMP_DUTY_TAX';
     if (/\btds\b/.test(d)) return 'TDS_TAX';
@@ -48,8 +48,18 @@ export function schemeType(name: string): SchemeType {
   const n = name.toLowerCase();
   if (/fund of funds?|\bfof\b|\betf\b|\bgold\b|\bsilver\b|overseas|international|global|nasdaq|nyse|s&p 500/.test(n)) return 'Other';
   if (/hybrid|balanced|advantage|arbitrage|equity savings|multi[\s-]?asset|asset allocat|retirement|children/.test(n)) return 'Hybrid';
-  if (/debt|bond|liquid|overnight|money market|gilt|duration|income|credit risk|psu|treasury|floater|fixed maturity|\bfmp\b|corporate|ultra short|medium term|savings|\bsdl\b|g-sec|target maturity|segregated/.test(n)) return 'Debt';
-  if (/equity|elss|tax saver|flexi\s?cap|large\s?cap|mid\s?cap|small\s?cap|multi\s?cap|focused|value|contra|index|nifty|sensex|bluechip|growth fund|opportunit|thematic|sector|infrastructure|pharma|technology|consumption|manufacturing/.test(n)) return 'Equity';
+  if (
+    /debt|bond|liquid|overnight|money market|gilt|duration|income|credit risk|psu|treasury|floater|fixed maturity|\bfmp\b|corporate|ultra short|medium term|savings|\bsdl\b|g-sec|target maturity|segregated/.test(
+      n,
+    )
+  )
+    return 'Debt';
+  if (
+    /equity|elss|tax saver|flexi\s?cap|large\s?cap|mid\s?cap|small\s?cap|multi\s?cap|focused|value|contra|index|nifty|sensex|bluechip|growth fund|opportunit|thematic|sector|infrastructure|pharma|technology|consumption|manufacturing/.test(
+      n,
+    )
+  )
+    return 'Equity';
   return 'Other';
 }
 
@@ -57,11 +67,22 @@ export function schemeType(name: string): SchemeType {
  * A statement with nothing read yet but its type and period. Every statement prints its period: a
  * parser that finds none refuses the document (`noPeriod`) rather than invent one.
  */
-export function emptyStatement(casType: ParsedStatement['meta']['cas_type'], period: ParsedStatement['meta']['statement_period']): ParsedStatement {
+export function emptyStatement(
+  casType: ParsedStatement['meta']['cas_type'],
+  period: ParsedStatement['meta']['statement_period'],
+): ParsedStatement {
   return {
     meta: { cas_type: casType, statement_period: period, generated_at: null },
     investor: { name: '', pan: null, email: null, address: null, pincode: null, mobile: null, cas_id: null },
-    summary: { total_value: 0, accounts: { demat: { count: 0, total_value: 0 }, mutual_funds: { count: 0, total_value: 0 }, insurance: { count: 0, total_value: 0 }, nps: { count: 0, total_value: 0 } } },
+    summary: {
+      total_value: 0,
+      accounts: {
+        demat: { count: 0, total_value: 0 },
+        mutual_funds: { count: 0, total_value: 0 },
+        insurance: { count: 0, total_value: 0 },
+        nps: { count: 0, total_value: 0 },
+      },
+    },
     demat_accounts: [],
     mutual_funds: [],
     insurance: { life_insurance_policies: [] },
@@ -71,7 +92,10 @@ export function emptyStatement(casType: ParsedStatement['meta']['cas_type'], per
 
 /** The error for a document with a statement's markers but no statement period. */
 export function noPeriod(looked: string, what: string): DocumentError {
-  return new DocumentError('UnsupportedDocument', `no statement period (${looked}) found on the first pages: this does not read as a ${what}`);
+  return new DocumentError(
+    'UnsupportedDocument',
+    `no statement period (${looked}) found on the first pages: this does not read as a ${what}`,
+  );
 }
 
 export const PAN_RE = /\b([A-Z]{5}[0-9]{4}[A-Z])\b/;

@@ -39,7 +39,10 @@ export function parseDocument(doc: PdfDocument, opts: ParseOptions = {}): AnyRes
     detection = { type: opts.type, issuer: opts.type, form: null, broker: opts.broker ?? null, evidence: ['--type given'] };
   }
   if (opts.type && opts.type !== detection.type && detection.evidence[0] !== '--type given') {
-    throw new DocumentError('TypeMismatch', `--type ${opts.type} was given, but the document is a ${detection.issuer} ${detection.type.replace('_', ' ')} (${detection.evidence.join('; ')})`);
+    throw new DocumentError(
+      'TypeMismatch',
+      `--type ${opts.type} was given, but the document is a ${detection.issuer} ${detection.type.replace('_', ' ')} (${detection.evidence.join('; ')})`,
+    );
   }
   const kind = opts.type ?? detection.type;
   // Typed callers cannot name a format without a parser; a type from an untyped caller can.

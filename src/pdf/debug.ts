@@ -7,7 +7,8 @@
 import type { PdfDocument } from './model.js';
 
 /** Words that label statements and columns (lower case); everything else is masked by --redact. */
-const VOCABULARY = new Set(`
+const VOCABULARY = new Set(
+  `
 a account accounts active address advisor after all allotment amc amount and annualised applicable as at average
 b bal balance bank before bo bond bonds bought brokerage bse buy by c cas cdsl central charges clearing client closing code
 coupon cgst company consolidated contract corporate cost cr credit cum current date debit demat depository description
@@ -18,16 +19,27 @@ opening options order p page pan payable pay per period plan pledge portfolio pr
 receivable redemption reg registrar regular remarks rs rta scheme schemes sebi securities security sell settlement sgst
 shares sip single stamp statement stt sub subtotal summary supply switch symbol systematic tax taxable the to total trade
 transaction transactions turnover type ucc unit units unrealised value with
-`.trim().split(/\s+/));
+`
+    .trim()
+    .split(/\s+/),
+);
 
 export function redactText(s: string): string {
-  return s.replace(/\d/g, '9').replace(/[A-Za-z]+/g, (w) => (VOCABULARY.has(w.toLowerCase()) ? w : w.replace(/[A-Z]/g, 'X').replace(/[a-z]/g, 'x')));
+  return s
+    .replace(/\d/g, '9')
+    .replace(/[A-Za-z]+/g, (w) => (VOCABULARY.has(w.toLowerCase()) ? w : w.replace(/[A-Z]/g, 'X').replace(/[a-z]/g, 'x')));
 }
 
 export interface LayoutDump {
   file: string;
   metadata: PdfDocument['metadata'];
-  pages: { number: number; width: number; height: number; rotated: string[]; lines: { y: number; pieces: { x0: number; x1: number; size: number; text: string }[] }[] }[];
+  pages: {
+    number: number;
+    width: number;
+    height: number;
+    rotated: string[];
+    lines: { y: number; pieces: { x0: number; x1: number; size: number; text: string }[] }[];
+  }[];
 }
 
 const r1 = (v: number): number => Math.round(v * 10) / 10;
@@ -42,7 +54,10 @@ export function layoutDump(doc: PdfDocument, file: string, redact = false): Layo
       width: r1(p.width),
       height: r1(p.height),
       rotated: p.rotated.map(t),
-      lines: p.lines.map((l) => ({ y: r1(l.y), pieces: l.pieces.map((pc) => ({ x0: r1(pc.x0), x1: r1(pc.x1), size: r1(pc.size), text: t(pc.text) })) })),
+      lines: p.lines.map((l) => ({
+        y: r1(l.y),
+        pieces: l.pieces.map((pc) => ({ x0: r1(pc.x0), x1: r1(pc.x1), size: r1(pc.size), text: t(pc.text) })),
+      })),
     })),
   };
 }
@@ -53,8 +68,11 @@ export function layoutText(d: LayoutDump): string {
   const m = d.metadata;
   out.push(`# ${d.file}: ${d.pages.length} page(s); producer: ${m.producer ?? '-'}; creator: ${m.creator ?? '-'}`);
   for (const p of d.pages) {
-    out.push(`## page ${p.number} (${p.width} x ${p.height} pt), ${p.lines.length} lines${p.rotated.length ? `; rotated: ${p.rotated.join(' | ')}` : ''}`);
-    for (const l of p.lines) out.push(`${l.y.toFixed(1).padStart(6)}  ${l.pieces.map((pc) => `[${pc.x0.toFixed(1)}-${pc.x1.toFixed(1)}] ${pc.text}`).join('  ')}`);
+    out.push(
+      `## page ${p.number} (${p.width} x ${p.height} pt), ${p.lines.length} lines${p.rotated.length ? `; rotated: ${p.rotated.join(' | ')}` : ''}`,
+    );
+    for (const l of p.lines)
+      out.push(`${l.y.toFixed(1).padStart(6)}  ${l.pieces.map((pc) => `[${pc.x0.toFixed(1)}-${pc.x1.toFixed(1)}] ${pc.text}`).join('  ')}`);
   }
   return `${out.join('\n')}\n`;
 }

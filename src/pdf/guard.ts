@@ -107,9 +107,17 @@ export function checkEncryption(data: Uint8Array): void {
       if (dict === null) throw bad('the encryption dictionary is not a readable dictionary');
       // The top-level /Length is in bits; a crypt filter's (/CF << /StdCF << /Length 16 >> >>) may be in bytes.
       const top = dict.slice(2, -2).replace(/<<[\s\S]*>>/g, '');
-      const nested = dict.slice(2, -2).match(/<<[\s\S]*>>/g)?.join(' ') ?? '';
-      for (const v of lengthValues(text, top)) if (!INTEGER.test(v) || Number(v) < 40 || Number(v) > 256) throw bad(`the encryption key length is ${v} bits; it must be 40 to 256`);
-      for (const v of lengthValues(text, nested)) if (!INTEGER.test(v) || Number(v) < 5 || Number(v) > 256 || (Number(v) > 32 && Number(v) < 40)) throw bad(`a crypt filter's key length is ${v}; it must be 40 to 256 bits (5 to 32 bytes)`);
+      const nested =
+        dict
+          .slice(2, -2)
+          .match(/<<[\s\S]*>>/g)
+          ?.join(' ') ?? '';
+      for (const v of lengthValues(text, top))
+        if (!INTEGER.test(v) || Number(v) < 40 || Number(v) > 256)
+          throw bad(`the encryption key length is ${v} bits; it must be 40 to 256`);
+      for (const v of lengthValues(text, nested))
+        if (!INTEGER.test(v) || Number(v) < 5 || Number(v) > 256 || (Number(v) > 32 && Number(v) < 40))
+          throw bad(`a crypt filter's key length is ${v}; it must be 40 to 256 bits (5 to 32 bytes)`);
     }
   }
 }

@@ -195,4 +195,3 @@ export function piecesToWords(pieces: TextPiece[]): Word[] {
   }
   return out;
 }
-

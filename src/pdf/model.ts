@@ -65,5 +65,8 @@ export function allLines(doc: PdfDocument): Line[] {
 
 /** Text of the first n pages, body and rotated, for detection. */
 export function headText(doc: PdfDocument, n = 2): string {
-  return doc.pages.slice(0, n).map((p) => [...p.lines.map((l) => l.text), ...p.rotated].join('\n')).join('\n');
+  return doc.pages
+    .slice(0, n)
+    .map((p) => [...p.lines.map((l) => l.text), ...p.rotated].join('\n'))
+    .join('\n');
 }

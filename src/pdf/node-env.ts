@@ -38,14 +38,30 @@ export class Matrix2D {
       else throw new TypeError('DOMMatrix takes 6 or 16 numbers');
     }
   }
-  get m11(): number { return this.a; }
-  get m12(): number { return this.b; }
-  get m21(): number { return this.c; }
-  get m22(): number { return this.d; }
-  get m41(): number { return this.e; }
-  get m42(): number { return this.f; }
-  get is2D(): boolean { return true; }
-  get isIdentity(): boolean { return this.a === 1 && this.b === 0 && this.c === 0 && this.d === 1 && this.e === 0 && this.f === 0; }
+  get m11(): number {
+    return this.a;
+  }
+  get m12(): number {
+    return this.b;
+  }
+  get m21(): number {
+    return this.c;
+  }
+  get m22(): number {
+    return this.d;
+  }
+  get m41(): number {
+    return this.e;
+  }
+  get m42(): number {
+    return this.f;
+  }
+  get is2D(): boolean {
+    return true;
+  }
+  get isIdentity(): boolean {
+    return this.a === 1 && this.b === 0 && this.c === 0 && this.d === 1 && this.e === 0 && this.f === 0;
+  }
   multiplySelf(o: Matrix2D): this {
     const { a, b, c, d, e, f } = this;
     this.a = a * o.a + c * o.b;
@@ -61,11 +77,21 @@ export class Matrix2D {
     [this.a, this.b, this.c, this.d, this.e, this.f] = [m.a, m.b, m.c, m.d, m.e, m.f];
     return this;
   }
-  multiply(o: Matrix2D): Matrix2D { return new Matrix2D([this.a, this.b, this.c, this.d, this.e, this.f]).multiplySelf(o); }
-  translateSelf(x = 0, y = 0): this { return this.multiplySelf(new Matrix2D([1, 0, 0, 1, x, y])); }
-  translate(x = 0, y = 0): Matrix2D { return this.multiply(new Matrix2D([1, 0, 0, 1, x, y])); }
-  scaleSelf(sx = 1, sy = sx): this { return this.multiplySelf(new Matrix2D([sx, 0, 0, sy, 0, 0])); }
-  scale(sx = 1, sy = sx): Matrix2D { return this.multiply(new Matrix2D([sx, 0, 0, sy, 0, 0])); }
+  multiply(o: Matrix2D): Matrix2D {
+    return new Matrix2D([this.a, this.b, this.c, this.d, this.e, this.f]).multiplySelf(o);
+  }
+  translateSelf(x = 0, y = 0): this {
+    return this.multiplySelf(new Matrix2D([1, 0, 0, 1, x, y]));
+  }
+  translate(x = 0, y = 0): Matrix2D {
+    return this.multiply(new Matrix2D([1, 0, 0, 1, x, y]));
+  }
+  scaleSelf(sx = 1, sy = sx): this {
+    return this.multiplySelf(new Matrix2D([sx, 0, 0, sy, 0, 0]));
+  }
+  scale(sx = 1, sy = sx): Matrix2D {
+    return this.multiply(new Matrix2D([sx, 0, 0, sy, 0, 0]));
+  }
   invertSelf(): this {
     const det = this.a * this.d - this.b * this.c;
     if (!det) {
@@ -76,13 +102,17 @@ export class Matrix2D {
     [this.a, this.b, this.c, this.d, this.e, this.f] = [d / det, -b / det, -c / det, a / det, (c * f - d * e) / det, (b * e - a * f) / det];
     return this;
   }
-  inverse(): Matrix2D { return new Matrix2D([this.a, this.b, this.c, this.d, this.e, this.f]).invertSelf(); }
+  inverse(): Matrix2D {
+    return new Matrix2D([this.a, this.b, this.c, this.d, this.e, this.f]).invertSelf();
+  }
   transformPoint(p: { x?: number; y?: number } = {}): { x: number; y: number; z: number; w: number } {
     const x = p.x ?? 0;
     const y = p.y ?? 0;
     return { x: this.a * x + this.c * y + this.e, y: this.b * x + this.d * y + this.f, z: 0, w: 1 };
   }
-  toFloat64Array(): Float64Array { return new Float64Array([this.a, this.b, 0, 0, this.c, this.d, 0, 0, 0, 0, 1, 0, this.e, this.f, 0, 1]); }
+  toFloat64Array(): Float64Array {
+    return new Float64Array([this.a, this.b, 0, 0, this.c, this.d, 0, 0, 0, 0, 1, 0, this.e, this.f, 0, 1]);
+  }
 }
 
 function refuse(what: string): new (...args: unknown[]) => object {
@@ -119,5 +149,6 @@ export async function loadPdfjsModules<T>(load: () => Promise<T>): Promise<T> {
 }
 
 function restore(owner: object, name: string, native: unknown): void {
-  if ((owner as Record<string, unknown>)[name] !== native) Object.defineProperty(owner, name, { value: native, writable: true, configurable: true, enumerable: false });
+  if ((owner as Record<string, unknown>)[name] !== native)
+    Object.defineProperty(owner, name, { value: native, writable: true, configurable: true, enumerable: false });
 }

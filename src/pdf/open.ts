@@ -81,7 +81,10 @@ async function pdfjs(): Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')
  */
 export function isPdfjsInternalRejection(reason: unknown): boolean {
   const stack = (reason as { stack?: unknown } | null)?.stack;
-  return typeof stack === 'string' && /[\\/]pdfjs-dist[\\/]legacy[\\/]build[\\/]pdf(\.worker)?\.mjs/.test(stack.split('\n').slice(0, 4).join('\n'));
+  return (
+    typeof stack === 'string' &&
+    /[\\/]pdfjs-dist[\\/]legacy[\\/]build[\\/]pdf(\.worker)?\.mjs/.test(stack.split('\n').slice(0, 4).join('\n'))
+  );
 }
 
 let absorbed = 0;
@@ -130,10 +133,16 @@ function mapError(err: unknown, hadPassword: boolean): DocumentError {
   const e = err as { name?: string; code?: number; message?: string };
   if (e?.name === 'PasswordException') {
     if (e.code === 2 || hadPassword) return new DocumentError('IncorrectPassword', 'the password is incorrect for this PDF');
-    return new DocumentError('PasswordRequired', 'the PDF is password-protected; give its password (--password-file, CAS_PDF_PASSWORD or the prompt)');
+    return new DocumentError(
+      'PasswordRequired',
+      'the PDF is password-protected; give its password (--password-file, CAS_PDF_PASSWORD or the prompt)',
+    );
   }
   if (e instanceof DocumentError) return e;
-  return new DocumentError('DamagedPdf', `the PDF is damaged and cannot be read (${e?.name ?? 'error'}: ${String(e?.message ?? '').split('\n')[0]})`);
+  return new DocumentError(
+    'DamagedPdf',
+    `the PDF is damaged and cannot be read (${e?.name ?? 'error'}: ${String(e?.message ?? '').split('\n')[0]})`,
+  );
 }
 
 function meta(info: Record<string, unknown> | undefined, key: string): string | null {
@@ -144,7 +153,8 @@ function meta(info: Record<string, unknown> | undefined, key: string): string | 
 export async function openPdf(src: PdfSource, opts: OpenOptions = {}): Promise<PdfDocument> {
   const limits = pdfLimits(opts);
   const data = await readSource(src, limits.maxBytes);
-  if (data.length > limits.maxBytes) throw new DocumentError('TooLarge', `the file is ${data.length} bytes; the limit is ${limits.maxBytes}`);
+  if (data.length > limits.maxBytes)
+    throw new DocumentError('TooLarge', `the file is ${data.length} bytes; the limit is ${limits.maxBytes}`);
   checkHeader(data);
   checkEncryption(data);
   const lib = await pdfjs();
@@ -168,7 +178,10 @@ export async function openPdf(src: PdfSource, opts: OpenOptions = {}): Promise<P
   task.promise.catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
   const budget = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DocumentError('Timeout', `reading the PDF took longer than ${limits.timeoutMs} ms`)), limits.timeoutMs);
+    timer = setTimeout(
+      () => reject(new DocumentError('Timeout', `reading the PDF took longer than ${limits.timeoutMs} ms`)),
+      limits.timeoutMs,
+    );
   });
   try {
     return await Promise.race([extract(task, limits, Date.now() + limits.timeoutMs), budget]);
@@ -199,8 +212,13 @@ async function pageItems(page: any, n: number, limits: Limits, deadline: number,
       const { value, done } = (await reader.read()) as { value?: { items: TextItem[] }; done: boolean };
       if (done) return items;
       for (const it of value!.items) items.push(it);
-      if (items.length > limits.maxPageItems) throw new DocumentError('TooLarge', `page ${n} has more than ${limits.maxPageItems} text items; the limit is ${limits.maxPageItems}`);
-      if (itemsSoFar + items.length > limits.maxTextItems) throw new DocumentError('TooLarge', `the PDF has more than ${limits.maxTextItems} text items; the limit is ${limits.maxTextItems}`);
+      if (items.length > limits.maxPageItems)
+        throw new DocumentError(
+          'TooLarge',
+          `page ${n} has more than ${limits.maxPageItems} text items; the limit is ${limits.maxPageItems}`,
+        );
+      if (itemsSoFar + items.length > limits.maxTextItems)
+        throw new DocumentError('TooLarge', `the PDF has more than ${limits.maxTextItems} text items; the limit is ${limits.maxTextItems}`);
       overBudget(deadline, limits);
     }
   } catch (err) {
@@ -215,7 +233,8 @@ function overBudget(deadline: number, limits: Limits): void {
 
 async function extract(task: { promise: Promise<any> }, limits: Limits, deadline: number): Promise<PdfDocument> {
   const doc = await task.promise;
-  if (doc.numPages > limits.maxPages) throw new DocumentError('TooLarge', `the PDF has ${doc.numPages} pages; the limit is ${limits.maxPages}`);
+  if (doc.numPages > limits.maxPages)
+    throw new DocumentError('TooLarge', `the PDF has ${doc.numPages} pages; the limit is ${limits.maxPages}`);
   const md = await doc.getMetadata().catch(() => ({ info: {} }));
   const info = md.info as Record<string, unknown>;
   const pages: Page[] = [];
@@ -254,7 +273,10 @@ async function extract(task: { promise: Promise<any> }, limits: Limits, deadline
     page.cleanup();
   }
   if (chars === 0) {
-    throw new DocumentError('NoTextLayer', 'the PDF has no text layer (a scanned or image-only file, or a copy printed to PDF as images); there is no text to read: use the original PDF from the issuer');
+    throw new DocumentError(
+      'NoTextLayer',
+      'the PDF has no text layer (a scanned or image-only file, or a copy printed to PDF as images); there is no text to read: use the original PDF from the issuer',
+    );
   }
   return {
     pages,
@@ -271,7 +293,14 @@ async function extract(task: { promise: Promise<any> }, limits: Limits, deadline
 /** Raw pdf.js text extraction with no model building: the benchmark baseline. */
 export async function rawExtract(data: Uint8Array, password?: string): Promise<number> {
   const lib = await pdfjs();
-  const task = lib.getDocument({ data: data.slice(), password, isEvalSupported: false, standardFontDataUrl, disableFontFace: true, verbosity: 0 });
+  const task = lib.getDocument({
+    data: data.slice(),
+    password,
+    isEvalSupported: false,
+    standardFontDataUrl,
+    disableFontFace: true,
+    verbosity: 0,
+  });
   const doc = await task.promise;
   let n = 0;
   for (let i = 1; i <= doc.numPages; i++) {

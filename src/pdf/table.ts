@@ -127,5 +127,8 @@ export function columnFor(p: TextPiece, cols: Column[]): Column | undefined {
  * without a space; a free-standing dash (`Fund -` + `Growth`) keeps the space.
  */
 export function joinWrapped(parts: string[]): string {
-  return parts.reduce((acc, p) => (!acc ? p : /[A-Za-z0-9]-$/.test(acc) ? `${acc}${p}` : `${acc} ${p}`), '').replace(/\s+/g, ' ').trim();
+  return parts
+    .reduce((acc, p) => (!acc ? p : /[A-Za-z0-9]-$/.test(acc) ? `${acc}${p}` : `${acc} ${p}`), '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

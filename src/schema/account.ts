@@ -11,12 +11,17 @@ export const UsageLogEntry = z.object({
   timestamp: IsoDateTime,
 });
 
-export const UsageRequest = z.object({ start_time: IsoDateTime.optional(), end_time: IsoDateTime.optional(), limit: z.number().int().min(1).max(1000).optional() });
+export const UsageRequest = z.object({
+  start_time: IsoDateTime.optional(),
+  end_time: IsoDateTime.optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+});
 export const UsageResponse = z.object({ status: z.literal('success'), logs: z.array(UsageLogEntry), count: z.number().int().min(0) });
 export const UsageSummaryResponse = z.object({
   status: z.literal('success'),
   summary: z.object({
-    total_credits: z.number(), total_requests: z.number().int(),
+    total_credits: z.number(),
+    total_requests: z.number().int(),
     by_feature: z.array(z.object({ feature: z.string(), credits: z.number(), requests: z.number().int() })),
   }),
 });
@@ -33,5 +38,15 @@ export const CreditsResponse = z.object({
 
 export const AccessToken = z.string().regex(/^at_[A-Za-z0-9_-]+$/, 'access tokens start with at_');
 export const TokenRequest = z.object({ expiry_minutes: z.number().int().min(1).max(60).default(60) });
-export const TokenResponse = z.object({ status: z.literal('success'), access_token: AccessToken, token_type: z.literal('api_key'), expires_in: z.number().int() });
-export const TokenVerifyResponse = z.object({ status: z.literal('success'), valid: z.boolean(), masked_api_key: z.string().nullable(), error: z.string().nullable() });
+export const TokenResponse = z.object({
+  status: z.literal('success'),
+  access_token: AccessToken,
+  token_type: z.literal('api_key'),
+  expires_in: z.number().int(),
+});
+export const TokenVerifyResponse = z.object({
+  status: z.literal('success'),
+  valid: z.boolean(),
+  masked_api_key: z.string().nullable(),
+  error: z.string().nullable(),
+});

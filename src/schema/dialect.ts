@@ -13,8 +13,21 @@ import { FIELDS, neutralValue, realValue, VALUES, type ValueDomain } from './nam
 
 /** The response shapes that have a real-name form. */
 export type Shape =
-  | 'parse' | 'statement' | 'contract_note' | 'email_files' | 'inbound_email' | 'inbound_list' | 'webhook'
-  | 'kyc' | 'locker_result' | 'regulator' | 'credits' | 'token_verify' | 'inbox_status' | 'usage' | 'usage_summary';
+  | 'parse'
+  | 'statement'
+  | 'contract_note'
+  | 'email_files'
+  | 'inbound_email'
+  | 'inbound_list'
+  | 'webhook'
+  | 'kyc'
+  | 'locker_result'
+  | 'regulator'
+  | 'credits'
+  | 'token_verify'
+  | 'inbox_status'
+  | 'usage'
+  | 'usage_summary';
 
 /** The request bodies that may carry real values. */
 export type RequestKind = 'contract_note' | 'inbox_search' | 'inbound_create' | 'locker_session' | 'locker_result';
@@ -42,7 +55,15 @@ function prune(value: Json, drop: (path: string, key: string) => boolean, path =
 const endsWithAny = (path: string, suffixes: string[]): boolean => suffixes.some((s) => path === s || path.endsWith(`.${s}`));
 
 /** Statement members the hosted document declares nullable; every other `null` is left out. */
-const STATEMENT_NULLABLE = ['transactions.[].amount', 'transactions.[].nav', 'transactions.[].dividend_rate', 'additional_info.open_units', 'additional_info.close_units', 'additional_info.is_demat', 'additional_info.tier'];
+const STATEMENT_NULLABLE = [
+  'transactions.[].amount',
+  'transactions.[].nav',
+  'transactions.[].dividend_rate',
+  'additional_info.open_units',
+  'additional_info.close_units',
+  'additional_info.is_demat',
+  'additional_info.tier',
+];
 
 const mapValue = (domain: ValueDomain, v: unknown): unknown => (typeof v === 'string' ? realValue(domain, v) : v);
 const mapArray = (domain: ValueDomain, v: unknown): unknown => (Array.isArray(v) ? v.map((x) => mapValue(domain, x)) : v);
@@ -56,13 +77,15 @@ const renameKeys = (o: unknown, map: Record<string, string>): unknown => {
 function statement(s: Json): Json {
   const out = prune(s, (p) => !endsWithAny(p, STATEMENT_NULLABLE)) as Obj;
   if (isObj(out.meta)) out.meta = { ...out.meta, cas_type: mapValue('cas_type', out.meta.cas_type) };
-  if (Array.isArray(out.demat_accounts)) out.demat_accounts = out.demat_accounts.map((a) => (isObj(a) ? { ...a, demat_type: mapValue('demat_type', a.demat_type) } : a));
+  if (Array.isArray(out.demat_accounts))
+    out.demat_accounts = out.demat_accounts.map((a) => (isObj(a) ? { ...a, demat_type: mapValue('demat_type', a.demat_type) } : a));
   return out;
 }
 
 function contractNote(c: Json): Json {
   const data = prune(c, () => true) as Obj;
-  if (isObj(data.broker_info)) data.broker_info = renameKeys({ ...data.broker_info, broker_type: mapValue('broker', data.broker_info.broker_type) }, FIELDS);
+  if (isObj(data.broker_info))
+    data.broker_info = renameKeys({ ...data.broker_info, broker_type: mapValue('broker', data.broker_info.broker_type) }, FIELDS);
   if (isObj(data.charges_summary)) data.charges_summary = renameKeys(data.charges_summary, FIELDS);
   return { status: 'success', msg: 'success', data };
 }
@@ -96,7 +119,19 @@ function kyc(k: Json): Json {
 }
 
 /** Locker members the hosted document declares as plain strings or objects (never null). */
-const LOCKER_PLAIN = ['signature', 'documents.[].name', 'documents.[].type', 'documents.[].doctype', 'documents.[].issuer', 'documents.[].issuerid', 'documents.[].uri', 'categories.[].code', 'categories.[].abbreviation', 'categories.[].description', 'categories.[].issue_date'];
+const LOCKER_PLAIN = [
+  'signature',
+  'documents.[].name',
+  'documents.[].type',
+  'documents.[].doctype',
+  'documents.[].issuer',
+  'documents.[].issuerid',
+  'documents.[].uri',
+  'categories.[].code',
+  'categories.[].abbreviation',
+  'categories.[].description',
+  'categories.[].issue_date',
+];
 function lockerResult(r: Json, body?: unknown): Json {
   if (!isObj(r)) return r;
   const out = prune(r, (p) => endsWithAny(p, LOCKER_PLAIN)) as Obj;
@@ -106,7 +141,10 @@ function lockerResult(r: Json, body?: unknown): Json {
     out.identity = id;
   }
   if (isObj(out.records)) {
-    const wanted = isObj(body) && Array.isArray(body.fetch_documents) ? body.fetch_documents.map((d) => neutralValue('locker_document', String(d))) : undefined;
+    const wanted =
+      isObj(body) && Array.isArray(body.fetch_documents)
+        ? body.fetch_documents.map((d) => neutralValue('locker_document', String(d)))
+        : undefined;
     const fetched: Obj = {};
     for (const [doc, rec] of Object.entries(out.records)) {
       if (wanted && !wanted.includes(doc)) continue;
@@ -123,7 +161,10 @@ function regulator(r: Json): Json {
   return { ...r, authority: mapValue('authority', r.authority), is_perpetual: r.is_perpetual ?? false };
 }
 
-const dropNullKeys = (keys: string[]) => (v: Json): Json => prune(v, (p) => keys.includes(p));
+const dropNullKeys =
+  (keys: string[]) =>
+  (v: Json): Json =>
+    prune(v, (p) => keys.includes(p));
 
 const TO_REAL: Record<Shape, (v: Json, body?: unknown) => Json> = {
   parse: (v) => parseResultToReal(v),
@@ -140,10 +181,19 @@ const TO_REAL: Record<Shape, (v: Json, body?: unknown) => Json> = {
     const out = dropNullKeys(['limit'])(v);
     return isObj(out) ? { ...out, enabled_features: mapArray('feature', out.enabled_features) } : out;
   },
-  usage: (v) => (isObj(v) && Array.isArray(v.logs) ? { ...v, logs: v.logs.map((l) => (isObj(l) ? { ...l, feature: mapValue('feature', l.feature) } : l)) } : v),
+  usage: (v) =>
+    isObj(v) && Array.isArray(v.logs)
+      ? { ...v, logs: v.logs.map((l) => (isObj(l) ? { ...l, feature: mapValue('feature', l.feature) } : l)) }
+      : v,
   usage_summary: (v) => {
     if (!isObj(v) || !isObj(v.summary) || !Array.isArray(v.summary.by_feature)) return v;
-    return { ...v, summary: { ...v.summary, by_feature: v.summary.by_feature.map((f) => (isObj(f) ? { ...f, feature: mapValue('feature', f.feature) } : f)) } };
+    return {
+      ...v,
+      summary: {
+        ...v.summary,
+        by_feature: v.summary.by_feature.map((f) => (isObj(f) ? { ...f, feature: mapValue('feature', f.feature) } : f)),
+      },
+    };
   },
   token_verify: dropNullKeys(['masked_api_key', 'error']),
   inbox_status: dropNullKeys(['provider', 'email']),
@@ -159,7 +209,7 @@ export function parseResultToReal(data: Json): Json {
   return isObj(data) && isObj(data.broker_info) ? contractNote(data) : statement(data);
 }
 
-const neutralOr = (domain: ValueDomain, v: unknown): unknown => (typeof v === 'string' ? neutralValue(domain, v) ?? v : v);
+const neutralOr = (domain: ValueDomain, v: unknown): unknown => (typeof v === 'string' ? (neutralValue(domain, v) ?? v) : v);
 const neutralArray = (domain: ValueDomain, v: unknown): unknown => (Array.isArray(v) ? v.map((x) => neutralOr(domain, x)) : v);
 
 /** A request body with real values turned neutral (neutral values and unknown ones pass unchanged). */
@@ -199,11 +249,21 @@ export function requestFromReal(kind: RequestKind, body: unknown): unknown {
 
 /* ---------- JSON Schema (for /openapi.json) ---------- */
 
-const SCHEMA_KEYS: Record<string, string> = { ...VALUES.kra, national_id: VALUES.locker_document.national_id, regulator_registration: FIELDS.regulator_registration, regulator_turnover_fees: FIELDS.regulator_turnover_fees, locker_id: FIELDS.locker_id, masked_national_id: FIELDS.masked_national_id, records: FIELDS.records };
+const SCHEMA_KEYS: Record<string, string> = {
+  ...VALUES.kra,
+  national_id: VALUES.locker_document.national_id,
+  regulator_registration: FIELDS.regulator_registration,
+  regulator_turnover_fees: FIELDS.regulator_turnover_fees,
+  locker_id: FIELDS.locker_id,
+  masked_national_id: FIELDS.masked_national_id,
+  records: FIELDS.records,
+};
 const DOMAINS = Object.values(VALUES) as Record<string, string>[];
 const SOURCE_WORD = new RegExp(Object.keys(VALUES.source).join('|'), 'g');
 
-const allowsNull = (s: unknown): boolean => isObj(s) && (s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null')) || (Array.isArray(s.anyOf) && s.anyOf.some(allowsNull)));
+const allowsNull = (s: unknown): boolean =>
+  isObj(s) &&
+  (s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null')) || (Array.isArray(s.anyOf) && s.anyOf.some(allowsNull)));
 
 function mapEnum(values: unknown[]): unknown[] {
   const strings = values.filter((v): v is string => typeof v === 'string');
@@ -235,6 +295,11 @@ export function realJsonSchema(shape: Shape | undefined, schema: unknown): unkno
     return out;
   };
   const real = walk(schema);
-  if (shape === 'contract_note') return { type: 'object', required: ['status', 'msg', 'data'], properties: { status: { type: 'string', const: 'success' }, msg: { type: 'string' }, data: real } };
+  if (shape === 'contract_note')
+    return {
+      type: 'object',
+      required: ['status', 'msg', 'data'],
+      properties: { status: { type: 'string', const: 'success' }, msg: { type: 'string' }, data: real },
+    };
   return real;
 }

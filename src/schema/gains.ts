@@ -30,8 +30,16 @@ export type GainsClassSource = z.infer<typeof GainsClassSource>;
  * - `unknown`: the class or the acquisition is unknown (see flags).
  */
 export const GainsTaxClass = z.enum([
-  'equity_stcg_15', 'equity_stcg_20', 'equity_ltcg_10', 'equity_ltcg_12_5', 'equity_ltcg_exempt',
-  'stcg_slab', 'deemed_stcg_50aa', 'ltcg_20_indexed', 'ltcg_12_5', 'unknown',
+  'equity_stcg_15',
+  'equity_stcg_20',
+  'equity_ltcg_10',
+  'equity_ltcg_12_5',
+  'equity_ltcg_exempt',
+  'stcg_slab',
+  'deemed_stcg_50aa',
+  'ltcg_20_indexed',
+  'ltcg_12_5',
+  'unknown',
 ]);
 export type GainsTaxClass = z.infer<typeof GainsTaxClass>;
 
@@ -46,7 +54,15 @@ export type GainsTaxClass = z.infer<typeof GainsTaxClass>;
  * - `merger`: a merger switch-out (s.47(xix): not a transfer; its lots carry into the switch-in), or a
  *   sale of merger units whose old scheme is not in the statements: left out of the totals.
  */
-export const GainsFlag = z.enum(['opening_balance', 'fmv_missing', 'class_unknown', 'units_unmatched', 'indexation_not_computed', 'segregated_units', 'merger']);
+export const GainsFlag = z.enum([
+  'opening_balance',
+  'fmv_missing',
+  'class_unknown',
+  'units_unmatched',
+  'indexation_not_computed',
+  'segregated_units',
+  'merger',
+]);
 export type GainsFlag = z.infer<typeof GainsFlag>;
 
 /** One transfer matched against one purchase lot (first in, first out). */

@@ -31,13 +31,21 @@ export const InboundEmail = z.object({
   updated_at: IsoDateTime,
 });
 
-export const InboundEmailCreateRequest = z.object({
-  alias: z.string().regex(/^[a-z0-9][a-z0-9._-]{2,62}$/).optional(),
-  reference: z.string().max(255).nullable().optional(),
-  callback_url: z.url({ protocol: /^https?$/ }).optional(),
-  allowed_sources: z.array(StatementSource).optional(),
-  metadata: z.record(z.string(), z.string()).refine((m) => Object.keys(m).length <= 10, 'metadata holds at most 10 pairs').optional(),
-}).strict();
+export const InboundEmailCreateRequest = z
+  .object({
+    alias: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{2,62}$/)
+      .optional(),
+    reference: z.string().max(255).nullable().optional(),
+    callback_url: z.url({ protocol: /^https?$/ }).optional(),
+    allowed_sources: z.array(StatementSource).optional(),
+    metadata: z
+      .record(z.string(), z.string())
+      .refine((m) => Object.keys(m).length <= 10, 'metadata holds at most 10 pairs')
+      .optional(),
+  })
+  .strict();
 
 export const InboundEmailList = z.object({
   status: z.literal('success'),

@@ -40,9 +40,16 @@ export type ValueDomain = keyof typeof VALUES;
 
 /** How messages name each institution in the real dialect (a broker's is its `display` in src/formats/brokers). */
 export const DISPLAY: Record<string, string> = {
-  depository_a: 'CDSL', depository_b: 'NSDL', registrar_a: 'CAMS', registrar_b: 'KFintech',
+  depository_a: 'CDSL',
+  depository_b: 'NSDL',
+  registrar_a: 'CAMS',
+  registrar_b: 'KFintech',
   ...Object.fromEntries(BROKERS.map((b) => [b.id, b.display])),
-  kra_a: 'CVL KRA', kra_b: 'NDML KRA', kra_c: 'CAMS KRA', kra_d: 'Karvy KRA', kra_e: 'KFin KRA',
+  kra_a: 'CVL KRA',
+  kra_b: 'NDML KRA',
+  kra_c: 'CAMS KRA',
+  kra_d: 'Karvy KRA',
+  kra_e: 'KFin KRA',
 };
 
 const INSTITUTION = new RegExp(`\\b(${Object.keys(DISPLAY).join('|')})\\b`, 'g');
@@ -93,7 +100,8 @@ export function realValue(domain: ValueDomain, neutral: string): string {
 export function neutralValue(domain: ValueDomain, value: string): string | undefined {
   const table = VALUES[domain] as Record<string, string>;
   const v = value.trim();
-  for (const [n, r] of Object.entries(table)) if (n === v || r.toLowerCase() === v.toLowerCase() || n.toLowerCase() === v.toLowerCase()) return n;
+  for (const [n, r] of Object.entries(table))
+    if (n === v || r.toLowerCase() === v.toLowerCase() || n.toLowerCase() === v.toLowerCase()) return n;
   return undefined;
 }
 

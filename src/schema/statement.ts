@@ -19,9 +19,22 @@ export const CasType = z.enum(CAS_TYPES);
 export const DematType = z.enum(DEMAT_TYPES);
 
 export const TransactionType = z.enum([
-  'PURCHASE', 'PURCHASE_SIP', 'REDEMPTION', 'SWITCH_IN', 'SWITCH_IN_MERGER', 'SWITCH_OUT',
-  'SWITCH_OUT_MERGER', 'DIVIDEND_PAYOUT', 'DIVIDEND_REINVEST', 'SEGREGATION', 'STAMP_DUTY_TAX',
-  'TDS_TAX', 'STT_TAX', 'MISC', 'REVERSAL', 'UNKNOWN',
+  'PURCHASE',
+  'PURCHASE_SIP',
+  'REDEMPTION',
+  'SWITCH_IN',
+  'SWITCH_IN_MERGER',
+  'SWITCH_OUT',
+  'SWITCH_OUT_MERGER',
+  'DIVIDEND_PAYOUT',
+  'DIVIDEND_REINVEST',
+  'SEGREGATION',
+  'STAMP_DUTY_TAX',
+  'TDS_TAX',
+  'STT_TAX',
+  'MISC',
+  'REVERSAL',
+  'UNKNOWN',
 ]);
 export const SchemeType = z.enum(['Equity', 'Debt', 'Hybrid', 'Other']);
 

@@ -32,7 +32,18 @@ export function newRequestId(): string {
 }
 
 /** The route plugins, one per SPEC.md section, in registration order. */
-export const SECTIONS = [accountRoutes, parseRoutes, gainsRoutes, retrievalRoutes, verificationRoutes, lockerRoutes, inboundRoutes, inboxRoutes, fileRoutes, metaRoutes];
+export const SECTIONS = [
+  accountRoutes,
+  parseRoutes,
+  gainsRoutes,
+  retrievalRoutes,
+  verificationRoutes,
+  lockerRoutes,
+  inboundRoutes,
+  inboxRoutes,
+  fileRoutes,
+  metaRoutes,
+];
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,7 +55,11 @@ declare module 'fastify' {
 export async function buildApp(app: App): Promise<FastifyInstance> {
   const { config } = app;
   const f = Fastify({
-    logger: false, bodyLimit: Math.ceil(config.maxUploadBytes * 1.4) + 4096, genReqId: () => newRequestId(), return503OnClosing: true, forceCloseConnections: false,
+    logger: false,
+    bodyLimit: Math.ceil(config.maxUploadBytes * 1.4) + 4096,
+    genReqId: () => newRequestId(),
+    return503OnClosing: true,
+    forceCloseConnections: false,
     // Real-name paths (`/v4/cdsl/parse`, `/v1/kyc/digilocker/...`, names.ts) are served by the neutral
     // routes; the request remembers which dialect it arrived in.
     rewriteUrl: (raw) => {
@@ -64,7 +79,9 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
   // the member (`zodMessage`), answered by the error handler below in SPEC's error shape.
   f.setValidatorCompiler(({ schema, httpPart }) => (data) => {
     const r = (schema as z.ZodType).safeParse(data);
-    return r.success ? { value: r.data } : { error: new ApiError(400, zodMessage(r.error, httpPart === 'querystring' ? 'query' : httpPart ?? 'body')) };
+    return r.success
+      ? { value: r.data }
+      : { error: new ApiError(400, zodMessage(r.error, httpPart === 'querystring' ? 'query' : (httpPart ?? 'body'))) };
   });
   // Response schemas document the answer (OpenAPI); the body is written as the handler built it,
   // after the real-name dialect (preSerialization) and with the documented extensions it carries.
@@ -72,7 +89,13 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
   f.decorate('casRoutes', [] as RouteDoc[]);
   f.addHook('onRoute', (r) => {
     if (r.method === 'HEAD' || (Array.isArray(r.method) && r.method.includes('HEAD'))) return;
-    f.casRoutes.push({ method: String(r.method).toLowerCase() as RouteDoc['method'], url: r.url, schema: r.schema as RouteDoc['schema'], meta: r.config?.meta as RouteMeta | undefined, doc: r.config?.doc });
+    f.casRoutes.push({
+      method: String(r.method).toLowerCase() as RouteDoc['method'],
+      url: r.url,
+      schema: r.schema as RouteDoc['schema'],
+      meta: r.config?.meta as RouteMeta | undefined,
+      doc: r.config?.doc,
+    });
   });
 
   await f.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: 1, fields: 10 } });
@@ -92,7 +115,13 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
   f.addHook('onRequest', async (req, reply) => {
     const sent = req.headers['x-request-id'];
     const id = typeof sent === 'string' && /^req_[A-Za-z0-9]+$/.test(sent) && sent.length <= 64 ? sent : newRequestId();
-    req.cas = { id, start: process.hrtime.bigint(), charged: 0, always: false, names: (req.raw as { casNames?: Names }).casNames ?? config.names };
+    req.cas = {
+      id,
+      start: process.hrtime.bigint(),
+      charged: 0,
+      always: false,
+      names: (req.raw as { casNames?: Names }).casNames ?? config.names,
+    };
     reply.header('X-Request-ID', id);
     // Answers carry statements, tokens and secrets: never sniffed, never cached.
     reply.header('X-Content-Type-Options', 'nosniff');
@@ -113,24 +142,34 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
     const meta = req.routeOptions?.config?.meta;
     let out = meta?.shape && reply.statusCode < 300 ? toReal(meta.shape, payload, req.body) : payload;
     // Messages (success and error) name institutions as the real dialect does.
-    if (out && typeof out === 'object' && typeof (out as { msg?: unknown }).msg === 'string') out = { ...out, msg: realText((out as { msg: string }).msg) };
+    if (out && typeof out === 'object' && typeof (out as { msg?: unknown }).msg === 'string')
+      out = { ...out, msg: realText((out as { msg: string }).msg) };
     return out;
   });
 
   f.addHook('onResponse', async (req, reply) => {
     const ms = req.cas ? Number(process.hrtime.bigint() - req.cas.start) / 1e6 : 0;
-    process.stderr.write(`${JSON.stringify({ t: new Date().toISOString(), id: req.cas?.id, method: req.method, path: req.originalUrl.split('?')[0], status: reply.statusCode, ms: Math.round(ms * 10) / 10 })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ t: new Date().toISOString(), id: req.cas?.id, method: req.method, path: req.originalUrl.split('?')[0], status: reply.statusCode, ms: Math.round(ms * 10) / 10 })}\n`,
+    );
   });
 
   f.setNotFoundHandler((req, reply) => fail(reply, 404, `no such endpoint: ${req.method} ${req.originalUrl.split('?')[0]}`));
   f.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ApiError) return err.body ? reply.code(err.statusCode).send(err.body) : fail(reply, err.statusCode, err.message);
     if (err instanceof CasError) return fail(reply, err.exitCode === 4 ? 403 : 400, err.message);
-    if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return fail(reply, 400, 'malformed JSON body');
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === 'FST_REQ_FILE_TOO_LARGE') return fail(reply, 413, `the upload is larger than the limit of ${config.maxUploadBytes} bytes`);
+    if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+      return fail(reply, 400, 'malformed JSON body');
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === 'FST_REQ_FILE_TOO_LARGE')
+      return fail(reply, 413, `the upload is larger than the limit of ${config.maxUploadBytes} bytes`);
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return fail(reply, 415, 'send application/json or multipart/form-data');
     // A multipart body that cannot be read (no boundary, cut short, malformed parts) is the client's.
-    if (err.code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || err.code === 'FST_MULTIPART_INVALID_CONTENT_TYPE' || /^Multipart: |Unexpected end of (form|multipart)|Malformed part header|Boundary not found/i.test(err.message)) return fail(reply, 400, 'malformed multipart body');
+    if (
+      err.code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' ||
+      err.code === 'FST_MULTIPART_INVALID_CONTENT_TYPE' ||
+      /^Multipart: |Unexpected end of (form|multipart)|Malformed part header|Boundary not found/i.test(err.message)
+    )
+      return fail(reply, 400, 'malformed multipart body');
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return fail(reply, err.statusCode, err.message.split('\n')[0]);
     return fail(reply, 500, 'internal error; retry later');
   });

@@ -36,7 +36,10 @@ class RateLimiter {
 class UploadGate {
   private total = 0;
   private perKey = new Map<string, number>();
-  constructor(private readonly max: number, private readonly maxPerKey: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly maxPerKey: number,
+  ) {}
   /** Take a place, or say which cap refuses it. */
   enter(who: string): 'key' | 'server' | null {
     const mine = this.perKey.get(who) ?? 0;
@@ -86,9 +89,22 @@ export function authBilling({ db, config }: App): FastifyPluginAsync {
         return;
       } else if (secret.startsWith('at_')) {
         const t = findAccessToken(db, secret);
-        if (meta.tokenDetail) return reply.code(403).send({ detail: 'access tokens cannot read usage logs; call this endpoint with the API key' });
-        if (!t || t.expired || (t.keyId && (!t.key || t.key.revoked_at))) return fail(reply, 401, t?.expired ? 'the access token has expired; create a new one with POST /v1/token' : 'invalid access token');
-        if (meta.auth !== 'v4') return fail(reply, 403, meta.feature === 'token' ? 'access tokens cannot create other tokens; use the API key' : 'access tokens are accepted on /v4/* endpoints only; use the API key');
+        if (meta.tokenDetail)
+          return reply.code(403).send({ detail: 'access tokens cannot read usage logs; call this endpoint with the API key' });
+        if (!t || t.expired || (t.keyId && (!t.key || t.key.revoked_at)))
+          return fail(
+            reply,
+            401,
+            t?.expired ? 'the access token has expired; create a new one with POST /v1/token' : 'invalid access token',
+          );
+        if (meta.auth !== 'v4')
+          return fail(
+            reply,
+            403,
+            meta.feature === 'token'
+              ? 'access tokens cannot create other tokens; use the API key'
+              : 'access tokens are accepted on /v4/* endpoints only; use the API key',
+          );
         principal = { sandbox: t.keyId === 0, viaToken: true, key: t.key, keyId: t.keyId };
       } else {
         const key = findKey(db, secret);
@@ -96,7 +112,7 @@ export function authBilling({ db, config }: App): FastifyPluginAsync {
         principal = { sandbox: false, viaToken: false, key, keyId: key.id };
       }
       req.cas.principal = principal;
-      const rate = principal.sandbox ? config.sandboxRate : principal.key?.rate_per_min ?? null;
+      const rate = principal.sandbox ? config.sandboxRate : (principal.key?.rate_per_min ?? null);
       const who = principal.sandbox ? 'sandbox' : String(principal.keyId);
       if (rate && !limiter.allow(who, rate)) {
         return fail(reply, 403, `quota exceeded: at most ${rate} requests per minute for this key`);
@@ -104,7 +120,14 @@ export function authBilling({ db, config }: App): FastifyPluginAsync {
       // Uploads in flight are capped per key and per server before their bodies are read.
       if (req.routeOptions.config.doc?.fileFields) {
         const refused = uploads.enter(who);
-        if (refused) return fail(reply.header('Retry-After', '2'), refused === 'key' ? 429 : 503, refused === 'key' ? `too many uploads in flight for this key (at most ${config.maxUploadsPerKey}); retry shortly` : `the server is busy with ${config.maxUploads} uploads; retry shortly`);
+        if (refused)
+          return fail(
+            reply.header('Retry-After', '2'),
+            refused === 'key' ? 429 : 503,
+            refused === 'key'
+              ? `too many uploads in flight for this key (at most ${config.maxUploadsPerKey}); retry shortly`
+              : `the server is busy with ${config.maxUploads} uploads; retry shortly`,
+          );
         reply.raw.once('close', () => uploads.leave(who));
       }
     });
@@ -115,7 +138,8 @@ export function authBilling({ db, config }: App): FastifyPluginAsync {
       const price = meta && PRICES[meta.feature];
       if (!price || !principal || principal.sandbox || !principal.key) return;
       const reservation = reserve(db, principal.key, price.credits);
-      if (reservation === null) return fail(reply, 402, `insufficient credits: this request costs ${price.credits}, ${remaining(db, principal.keyId) ?? 0} remain`);
+      if (reservation === null)
+        return fail(reply, 402, `insufficient credits: this request costs ${price.credits}, ${remaining(db, principal.keyId) ?? 0} remain`);
       req.cas.reservation = reservation;
       req.cas.charged = price.credits;
       req.cas.always = price.always;
@@ -132,7 +156,15 @@ export function authBilling({ db, config }: App): FastifyPluginAsync {
       // The charge kept and its usage row are written together: a crash cannot keep one without the other.
       db.transaction(() => {
         settle(req, s.success ?? (reply.statusCode >= 200 && reply.statusCode < 300));
-        logUsage(db, { keyId: s.principal!.keyId, requestId: s.id, feature: meta.feature, path: req.originalUrl.split('?')[0], status: reply.statusCode, credits: s.charged, free: !PRICES[meta.feature] });
+        logUsage(db, {
+          keyId: s.principal!.keyId,
+          requestId: s.id,
+          feature: meta.feature,
+          path: req.originalUrl.split('?')[0],
+          status: reply.statusCode,
+          credits: s.charged,
+          free: !PRICES[meta.feature],
+        });
       })();
       // The credit headers belong to billed features; free account calls skip the extra query.
       if (PRICES[meta.feature]) {

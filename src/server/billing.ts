@@ -19,12 +19,29 @@
  */
 
 export const FEATURES = [
-  'parse', 'contract_note', 'fetch', 'mailback', 'inbox_search', 'regulator', 'kyc',
-  'fetch_session', 'inbox_connect', 'inbox_status', 'inbox_disconnect', 'inbound_email', 'locker', 'credits', 'usage', 'token',
+  'parse',
+  'contract_note',
+  'fetch',
+  'mailback',
+  'inbox_search',
+  'regulator',
+  'kyc',
+  'fetch_session',
+  'inbox_connect',
+  'inbox_status',
+  'inbox_disconnect',
+  'inbound_email',
+  'locker',
+  'credits',
+  'usage',
+  'token',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
-export interface Price { credits: number; always: boolean }
+export interface Price {
+  credits: number;
+  always: boolean;
+}
 
 export const PRICES: Record<Feature, Price | null> = {
   parse: { credits: 1, always: false },

@@ -39,7 +39,19 @@ export interface ServerConfig {
   kyc: { provider: 'sandbox' | 'recorded' | 'none'; dir?: string; timeoutMs: number };
   locker: { url?: string; clientId: string; clientSecret: string };
   gmail: { authUrl: string; tokenUrl: string; apiUrl: string; revokeUrl: string; clientId: string; clientSecret: string };
-  mail: { smtpPort?: number; inboundDomain: string; maxMessageBytes: number; tlsKeyFile?: string; tlsCertFile?: string; requireTls: boolean; linkTtlSeconds?: number; offlineDns: boolean; webhookBackoffMs: number; webhookRetryForMs: number; webhookConcurrency: number };
+  mail: {
+    smtpPort?: number;
+    inboundDomain: string;
+    maxMessageBytes: number;
+    tlsKeyFile?: string;
+    tlsCertFile?: string;
+    requireTls: boolean;
+    linkTtlSeconds?: number;
+    offlineDns: boolean;
+    webhookBackoffMs: number;
+    webhookRetryForMs: number;
+    webhookConcurrency: number;
+  };
 }
 
 export interface Principal {
@@ -130,7 +142,11 @@ export function fail(reply: FastifyReply, status: number, msg: string): FastifyR
  * `{status: "failed", msg}` (or `body`, for the mailbox's reconnect answer).
  */
 export class ApiError extends Error {
-  constructor(readonly statusCode: number, message: string, readonly body?: Record<string, unknown>) {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly body?: Record<string, unknown>,
+  ) {
     super(message);
   }
 }

@@ -102,7 +102,11 @@ function pinnedLookup(addresses: Address[]) {
       callback(Object.assign(new Error(`no IPv${fam} address among the checked ones`), { code: 'ENOTFOUND' }), '', 0);
       return;
     }
-    if (o.all) callback(null, usable.map((a) => ({ ...a })));
+    if (o.all)
+      callback(
+        null,
+        usable.map((a) => ({ ...a })),
+      );
     else callback(null, usable[0].address, usable[0].family);
   };
 }
@@ -117,16 +121,30 @@ interface Answer {
  * One request to a checked URL over a socket pinned to its checked addresses. Reads at most
  * `maxBytes` of the body (larger bodies are an error when `tooLarge` is set, else cut off).
  */
-function requestPinned(target: CheckedUrl, opts: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string | Buffer; deadline: number; maxBytes: number; tooLarge?: (limit: number) => FetchError; label: string }): Promise<Answer> {
+function requestPinned(
+  target: CheckedUrl,
+  opts: {
+    method: 'GET' | 'POST';
+    headers: Record<string, string>;
+    body?: string | Buffer;
+    deadline: number;
+    maxBytes: number;
+    tooLarge?: (limit: number) => FetchError;
+    label: string;
+  },
+): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     const mod = target.url.protocol === 'https:' ? https : http;
     let settled = false;
     // The whole exchange (connect, headers, body) has one deadline.
-    const timer = setTimeout(() => {
-      const e = new FetchError(`${opts.label} did not answer within the time limit`);
-      req.destroy(e);
-      done(e);
-    }, Math.max(1, opts.deadline - Date.now()));
+    const timer = setTimeout(
+      () => {
+        const e = new FetchError(`${opts.label} did not answer within the time limit`);
+        req.destroy(e);
+        done(e);
+      },
+      Math.max(1, opts.deadline - Date.now()),
+    );
     const done = (err: Error | null, value?: Answer): void => {
       if (settled) return;
       settled = true;
@@ -134,40 +152,50 @@ function requestPinned(target: CheckedUrl, opts: { method: 'GET' | 'POST'; heade
       if (err) reject(err);
       else resolve(value!);
     };
-    const req = mod.request(target.url, {
-      method: opts.method,
-      lookup: pinnedLookup(target.addresses),
-      headers: opts.body !== undefined ? { ...opts.headers, 'content-length': String(Buffer.byteLength(opts.body)) } : opts.headers,
-      agent: false,
-    } as http.RequestOptions, (r) => {
-      const status = r.statusCode ?? 0;
-      const location = status >= 300 && status < 400 ? r.headers.location : undefined;
-      const wanted = status === 200 || opts.method === 'POST';
-      if (!wanted || location !== undefined) {
-        r.destroy();
-        done(null, { status, location, body: Buffer.alloc(0) });
-        return;
-      }
-      const len = Number(r.headers['content-length'] ?? 0);
-      if (opts.tooLarge && len > opts.maxBytes) {
-        r.destroy();
-        done(opts.tooLarge(opts.maxBytes));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      r.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > opts.maxBytes) {
+    const req = mod.request(
+      target.url,
+      {
+        method: opts.method,
+        lookup: pinnedLookup(target.addresses),
+        headers: opts.body !== undefined ? { ...opts.headers, 'content-length': String(Buffer.byteLength(opts.body)) } : opts.headers,
+        agent: false,
+      } as http.RequestOptions,
+      (r) => {
+        const status = r.statusCode ?? 0;
+        const location = status >= 300 && status < 400 ? r.headers.location : undefined;
+        const wanted = status === 200 || opts.method === 'POST';
+        if (!wanted || location !== undefined) {
           r.destroy();
-          if (opts.tooLarge) done(opts.tooLarge(opts.maxBytes));
-          else done(null, { status, body: Buffer.concat(chunks) });
-        } else chunks.push(c);
-      });
-      r.on('end', () => done(null, { status, body: Buffer.concat(chunks) }));
-      r.on('error', () => done(new FetchError(`${opts.label} download failed`)));
-    });
-    req.on('error', (e) => done(e instanceof FetchError ? e : new FetchError(`${opts.label} could not be fetched (${(e as NodeJS.ErrnoException).code ?? e.message})`)));
+          done(null, { status, location, body: Buffer.alloc(0) });
+          return;
+        }
+        const len = Number(r.headers['content-length'] ?? 0);
+        if (opts.tooLarge && len > opts.maxBytes) {
+          r.destroy();
+          done(opts.tooLarge(opts.maxBytes));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        r.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > opts.maxBytes) {
+            r.destroy();
+            if (opts.tooLarge) done(opts.tooLarge(opts.maxBytes));
+            else done(null, { status, body: Buffer.concat(chunks) });
+          } else chunks.push(c);
+        });
+        r.on('end', () => done(null, { status, body: Buffer.concat(chunks) }));
+        r.on('error', () => done(new FetchError(`${opts.label} download failed`)));
+      },
+    );
+    req.on('error', (e) =>
+      done(
+        e instanceof FetchError
+          ? e
+          : new FetchError(`${opts.label} could not be fetched (${(e as NodeJS.ErrnoException).code ?? e.message})`),
+      ),
+    );
     req.end(opts.body);
   });
 }

@@ -48,12 +48,19 @@ export function sourceOf(address: string | null | undefined): StatementSource | 
   if (!address) return null;
   const a = address.trim().toLowerCase();
   const domain = a.split('@')[1] ?? '';
-  for (const [src, s] of Object.entries(SENDERS) as [StatementSource, (typeof SENDERS)[StatementSource]][]) if (s.addresses.includes(a)) return src;
-  for (const [src, s] of Object.entries(SENDERS) as [StatementSource, (typeof SENDERS)[StatementSource]][]) if (s.domains.some((d) => domain === d || domain.endsWith(`.${d}`))) return src;
+  for (const [src, s] of Object.entries(SENDERS) as [StatementSource, (typeof SENDERS)[StatementSource]][])
+    if (s.addresses.includes(a)) return src;
+  for (const [src, s] of Object.entries(SENDERS) as [StatementSource, (typeof SENDERS)[StatementSource]][])
+    if (s.domains.some((d) => domain === d || domain.endsWith(`.${d}`))) return src;
   return null;
 }
 
-const ISSUER_OF: Record<StatementSource, string[]> = { depository_a: ['depository_a'], depository_b: ['depository_b'], registrar_a: ['registrar_a', 'registrar_b'], registrar_b: ['registrar_a', 'registrar_b'] };
+const ISSUER_OF: Record<StatementSource, string[]> = {
+  depository_a: ['depository_a'],
+  depository_b: ['depository_b'],
+  registrar_a: ['registrar_a', 'registrar_b'],
+  registrar_b: ['registrar_a', 'registrar_b'],
+};
 
 /**
  * The original sender of a forwarded email: an attached message's From (mail parsers often
@@ -82,13 +89,24 @@ async function pdfAttachments(mail: ParsedMail, depth = 0): Promise<{ filename: 
     if (a.contentType === 'message/rfc822' && depth < 3) {
       out.push(...(await pdfAttachments(await simpleParser(a.content), depth + 1)));
     } else if (a.contentType === 'application/pdf' || /\.pdf$/i.test(a.filename ?? '')) {
-      if (a.content.subarray(0, 1024).includes(Buffer.from('%PDF-'))) out.push({ filename: a.filename ?? 'statement.pdf', content: a.content });
+      if (a.content.subarray(0, 1024).includes(Buffer.from('%PDF-')))
+        out.push({ filename: a.filename ?? 'statement.pdf', content: a.content });
     }
   }
   return out;
 }
 
-interface InboundRow { id: string; key_id: number; email: string; reference: string | null; callback_url: string | null; allowed_sources: string; metadata: string; webhook_secret: string; status: string }
+interface InboundRow {
+  id: string;
+  key_id: number;
+  email: string;
+  reference: string | null;
+  callback_url: string | null;
+  allowed_sources: string;
+  metadata: string;
+  webhook_secret: string;
+  status: string;
+}
 
 export interface InboundService {
   smtp: SMTPServer | null;
@@ -96,18 +114,48 @@ export interface InboundService {
 }
 
 /** An Email statement file, plus the extensions `received_at`, `content_check` and `authentication` (SPF/DKIM/DMARC). */
-export function fileView(app: App, base: string, f: { id: number; message_id: string; filename: string; original_filename: string; message_date: string; cas_type: string; sender_email: string; size: number; sha256: string; received_at: string; content_check: string; authentication: string }, ttl: number, names: 'spec' | 'real' = 'spec') {
+export function fileView(
+  app: App,
+  base: string,
+  f: {
+    id: number;
+    message_id: string;
+    filename: string;
+    original_filename: string;
+    message_date: string;
+    cas_type: string;
+    sender_email: string;
+    size: number;
+    sha256: string;
+    received_at: string;
+    content_check: string;
+    authentication: string;
+  },
+  ttl: number,
+  names: 'spec' | 'real' = 'spec',
+) {
   // In real names the file is named `cdsl_...` and its link is made with that name.
   const filename = names === 'real' ? realFileName(f.filename) : f.filename;
   return {
-    message_id: f.message_id, filename, original_filename: f.original_filename, message_date: f.message_date, cas_type: f.cas_type, sender_email: f.sender_email,
-    size: f.size, url: app.files.link(base, f.sha256, filename, ttl), expires_in: ttl, received_at: f.received_at, content_check: f.content_check, authentication: JSON.parse(f.authentication) as unknown,
+    message_id: f.message_id,
+    filename,
+    original_filename: f.original_filename,
+    message_date: f.message_date,
+    cas_type: f.cas_type,
+    sender_email: f.sender_email,
+    size: f.size,
+    url: app.files.link(base, f.sha256, filename, ttl),
+    expires_in: ttl,
+    received_at: f.received_at,
+    content_check: f.content_check,
+    authentication: JSON.parse(f.authentication) as unknown,
   };
 }
 
 export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: string; log: (m: string) => void }): Promise<InboundService> {
   const { db, config } = app;
-  const findActive = (address: string): InboundRow | undefined => stmt(db, "SELECT * FROM inbound_emails WHERE lower(email) = lower(?) AND status = 'active'").get(address) as InboundRow | undefined;
+  const findActive = (address: string): InboundRow | undefined =>
+    stmt(db, "SELECT * FROM inbound_emails WHERE lower(email) = lower(?) AND status = 'active'").get(address) as InboundRow | undefined;
 
   async function handle(raw: Buffer, session: SMTPServerSession): Promise<void> {
     const mail = await simpleParser(raw);
@@ -118,9 +166,24 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
     let auth: Record<string, unknown>;
     try {
       const { authenticate } = await import('mailauth');
-      const resolver = config.mail.offlineDns ? async (name: string) => { throw Object.assign(new Error(`offline DNS: ${name}`), { code: 'ENOTFOUND' }); } : undefined;
-      const r = await authenticate(raw, { ip: session.remoteAddress, helo: session.hostNameAppearsAs, sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined, mta: 'cas', resolver: resolver as never });
-      auth = { tls: Boolean(session.secure), spf: (r.spf as { status?: { result?: string } })?.status?.result ?? null, dkim: r.dkim?.results?.map((x: { status?: { result?: string } }) => x.status?.result) ?? [], dmarc: (r.dmarc as { status?: { result?: string } })?.status?.result ?? null };
+      const resolver = config.mail.offlineDns
+        ? async (name: string) => {
+            throw Object.assign(new Error(`offline DNS: ${name}`), { code: 'ENOTFOUND' });
+          }
+        : undefined;
+      const r = await authenticate(raw, {
+        ip: session.remoteAddress,
+        helo: session.hostNameAppearsAs,
+        sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
+        mta: 'cas',
+        resolver: resolver as never,
+      });
+      auth = {
+        tls: Boolean(session.secure),
+        spf: (r.spf as { status?: { result?: string } })?.status?.result ?? null,
+        dkim: r.dkim?.results?.map((x: { status?: { result?: string } }) => x.status?.result) ?? [],
+        dmarc: (r.dmarc as { status?: { result?: string } })?.status?.result ?? null,
+      };
     } catch (err) {
       auth = { tls: Boolean(session.secure), error: (err as Error).message };
     }
@@ -133,7 +196,8 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
         continue;
       }
       const allowed = JSON.parse(row.allowed_sources) as string[];
-      if (allowed.length && !allowed.includes(source)) throw Object.assign(new Error(`statements from ${source} are not accepted at ${row.email}`), { responseCode: 550 });
+      if (allowed.length && !allowed.includes(source))
+        throw Object.assign(new Error(`statements from ${source} are not accepted at ${row.email}`), { responseCode: 550 });
       const files = [];
       const date = (mail.date ?? new Date()).toISOString().slice(0, 10);
       for (const p of pdfs) {
@@ -143,18 +207,48 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
         if (out.ok) check = ISSUER_OF[source].includes(out.detection.issuer) ? 'confirmed' : 'mismatch';
         else if (out.code !== 'PasswordRequired') check = 'not_statement';
         const filename = `${source}_${date.replace(/-/g, '')}_${randomBytes(6).toString('hex')}.pdf`;
-        const info = stmt(db, 'INSERT INTO inbound_files (inbound_email_id, message_id, filename, original_filename, message_date, cas_type, sender_email, forwarded_by, size, sha256, content_check, authentication, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-          row.id, mail.messageId ?? `<${randomBytes(8).toString('hex')}@cas>`, filename, p.filename, date, source, sender!.toLowerCase(), forwardedBy.toLowerCase(), p.content.length, sha, check, JSON.stringify(auth), new Date().toISOString(),
+        const info = stmt(
+          db,
+          'INSERT INTO inbound_files (inbound_email_id, message_id, filename, original_filename, message_date, cas_type, sender_email, forwarded_by, size, sha256, content_check, authentication, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(
+          row.id,
+          mail.messageId ?? `<${randomBytes(8).toString('hex')}@cas>`,
+          filename,
+          p.filename,
+          date,
+          source,
+          sender!.toLowerCase(),
+          forwardedBy.toLowerCase(),
+          p.content.length,
+          sha,
+          check,
+          JSON.stringify(auth),
+          new Date().toISOString(),
         );
         files.push(stmt(db, 'SELECT * FROM inbound_files WHERE id = ?').get(info.lastInsertRowid));
       }
       if (files.length && row.callback_url) {
         const payload = {
-          inbound_email_id: row.id, reference: row.reference, metadata: JSON.parse(row.metadata), forwarded_by: forwardedBy.toLowerCase(),
-          files: files.map((f) => fileView(app, baseUrl(app), f as never, config.mail.linkTtlSeconds ?? 172800, config.names)), count: files.length,
+          inbound_email_id: row.id,
+          reference: row.reference,
+          metadata: JSON.parse(row.metadata),
+          forwarded_by: forwardedBy.toLowerCase(),
+          files: files.map((f) => fileView(app, baseUrl(app), f as never, config.mail.linkTtlSeconds ?? 172800, config.names)),
+          count: files.length,
         };
         const now = new Date().toISOString();
-        stmt(db, 'INSERT INTO webhook_deliveries (id, inbound_email_id, url, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)').run(`dlv_${randomBytes(12).toString('hex')}`, row.id, row.callback_url, JSON.stringify(config.names === 'real' ? toReal('webhook', payload) : payload), 'pending', now, now);
+        stmt(
+          db,
+          'INSERT INTO webhook_deliveries (id, inbound_email_id, url, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)',
+        ).run(
+          `dlv_${randomBytes(12).toString('hex')}`,
+          row.id,
+          row.callback_url,
+          JSON.stringify(config.names === 'real' ? toReal('webhook', payload) : payload),
+          'pending',
+          now,
+          now,
+        );
         kick();
       }
       opts.log(`inbound ${row.id}: ${files.length} statement file(s) from ${source}`);
@@ -167,7 +261,10 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
   // completed after it; one that a stop cut short (a crash, SIGKILL) is marked at the next start and its
   // delivery retried (same delivery id).
   const now0 = new Date().toISOString();
-  stmt(db, "UPDATE webhook_attempts SET error = 'interrupted: the server stopped during this attempt', completed_at = ? WHERE completed_at IS NULL").run(now0);
+  stmt(
+    db,
+    "UPDATE webhook_attempts SET error = 'interrupted: the server stopped during this attempt', completed_at = ? WHERE completed_at IS NULL",
+  ).run(now0);
   stmt(db, "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE status = 'sending'").run(now0);
   const busy = new Set<string>();
   const inFlight = new Set<Promise<void>>();
@@ -179,16 +276,21 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
   function deliverDue(): void {
     if (stopped || !db.open || busy.size >= config.mail.webhookConcurrency) return;
     // The earliest due delivery of each endpoint.
-    const due = stmt(db, "SELECT *, MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? GROUP BY url ORDER BY next_attempt_at").all(new Date().toISOString()) as Delivery[];
+    const due = stmt(
+      db,
+      "SELECT *, MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? GROUP BY url ORDER BY next_attempt_at",
+    ).all(new Date().toISOString()) as Delivery[];
     for (const d of due) {
       if (busy.size >= config.mail.webhookConcurrency) break;
       if (busy.has(d.url)) continue;
       busy.add(d.url);
-      const p: Promise<void> = deliver(d).catch((err: Error) => opts.log(`webhook ${d.id}: ${err.message}`)).finally(() => {
-        busy.delete(d.url);
-        inFlight.delete(p);
-        kick();
-      });
+      const p: Promise<void> = deliver(d)
+        .catch((err: Error) => opts.log(`webhook ${d.id}: ${err.message}`))
+        .finally(() => {
+          busy.delete(d.url);
+          inFlight.delete(p);
+          kick();
+        });
       inFlight.add(p);
     }
   }
@@ -198,13 +300,27 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
     const attempt = d.attempts + 1;
     const attemptId = db.transaction(() => {
       stmt(db, "UPDATE webhook_deliveries SET status = 'sending', attempts = ? WHERE id = ?").run(attempt, d.id);
-      return stmt(db, 'INSERT INTO webhook_attempts (delivery_id, attempt, at) VALUES (?, ?, ?)').run(d.id, attempt, new Date().toISOString()).lastInsertRowid;
+      return stmt(db, 'INSERT INTO webhook_attempts (delivery_id, attempt, at) VALUES (?, ?, ?)').run(
+        d.id,
+        attempt,
+        new Date().toISOString(),
+      ).lastInsertRowid;
     })();
     let status: number | null = null;
     let error: string | null = null;
     try {
       // The POST goes to the address that was checked (no second DNS lookup) and follows no redirect.
-      const res = await postJson(d.url, { headers: { 'user-agent': 'cas-webhooks/1', 'x-cas-event': 'inbound_email.received', 'x-cas-delivery-id': d.id, 'x-cas-signature': signWebhook(secret, d.payload) }, body: d.payload, timeoutMs: 10_000, allowHosts: config.fetch.allowHosts });
+      const res = await postJson(d.url, {
+        headers: {
+          'user-agent': 'cas-webhooks/1',
+          'x-cas-event': 'inbound_email.received',
+          'x-cas-delivery-id': d.id,
+          'x-cas-signature': signWebhook(secret, d.payload),
+        },
+        body: d.payload,
+        timeoutMs: 10_000,
+        allowHosts: config.fetch.allowHosts,
+      });
       status = res.status;
     } catch (err) {
       error = (err as Error).message;
@@ -216,9 +332,20 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
     const delay = Math.min(config.mail.webhookBackoffMs * 2 ** (attempt - 1), 3_600_000);
     const giveUp = now + delay - Date.parse(d.created_at) > config.mail.webhookRetryForMs;
     db.transaction(() => {
-      stmt(db, 'UPDATE webhook_attempts SET status_code = ?, error = ?, completed_at = ? WHERE id = ?').run(status, error, new Date(now).toISOString(), attemptId);
+      stmt(db, 'UPDATE webhook_attempts SET status_code = ?, error = ?, completed_at = ? WHERE id = ?').run(
+        status,
+        error,
+        new Date(now).toISOString(),
+        attemptId,
+      );
       if (ok) stmt(db, "UPDATE webhook_deliveries SET status = 'delivered', last_error = NULL WHERE id = ?").run(d.id);
-      else stmt(db, 'UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, last_error = ? WHERE id = ?').run(giveUp ? 'failed' : 'pending', new Date(now + delay).toISOString(), error ?? `HTTP ${status}`, d.id);
+      else
+        stmt(db, 'UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, last_error = ? WHERE id = ?').run(
+          giveUp ? 'failed' : 'pending',
+          new Date(now + delay).toISOString(),
+          error ?? `HTTP ${status}`,
+          d.id,
+        );
     })();
   }
   const timer = setInterval(deliverDue, Math.max(50, Math.min(1000, config.mail.webhookBackoffMs / 2)));
@@ -244,7 +371,8 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
     banner: 'cas inbound',
     logger: false,
     onMailFrom(_address, session, cb) {
-      if (tls && config.mail.requireTls && !session.secure) return cb(Object.assign(new Error('must issue a STARTTLS command first'), { responseCode: 530 }));
+      if (tls && config.mail.requireTls && !session.secure)
+        return cb(Object.assign(new Error('must issue a STARTTLS command first'), { responseCode: 530 }));
       cb();
     },
     onRcptTo(address, _session, cb) {
@@ -256,8 +384,17 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        if (stream.sizeExceeded) return cb(Object.assign(new Error(`message larger than ${config.mail.maxMessageBytes} bytes`), { responseCode: 552 }));
-        handle(Buffer.concat(chunks), session).then(() => cb(), (err: Error & { responseCode?: number }) => cb(Object.assign(new Error(err.responseCode ? err.message : 'message could not be processed'), { responseCode: err.responseCode ?? 451 })));
+        if (stream.sizeExceeded)
+          return cb(Object.assign(new Error(`message larger than ${config.mail.maxMessageBytes} bytes`), { responseCode: 552 }));
+        handle(Buffer.concat(chunks), session).then(
+          () => cb(),
+          (err: Error & { responseCode?: number }) =>
+            cb(
+              Object.assign(new Error(err.responseCode ? err.message : 'message could not be processed'), {
+                responseCode: err.responseCode ?? 451,
+              }),
+            ),
+        );
       });
     },
   });

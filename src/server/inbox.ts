@@ -29,23 +29,52 @@ export function open<T>(db: DB, token: string, prefix = 'itk_'): T | null {
   }
 }
 
-export interface FoundFile { messageId: string; date: string; sender: string; source: StatementSource; filename: string; content: Buffer }
-export interface SearchQuery { start: string; end: string; sources: StatementSource[] }
+export interface FoundFile {
+  messageId: string;
+  date: string;
+  sender: string;
+  source: StatementSource;
+  filename: string;
+  content: Buffer;
+}
+export interface SearchQuery {
+  start: string;
+  end: string;
+  sources: StatementSource[];
+}
 
-export interface MailConnector { search(q: SearchQuery): Promise<FoundFile[]>; revoke(): Promise<void> }
+export interface MailConnector {
+  search(q: SearchQuery): Promise<FoundFile[]>;
+  revoke(): Promise<void>;
+}
 
 const senderTerms = (sources: StatementSource[]): string[] => [...new Set(sources.flatMap((s) => SENDERS[s].domains))];
 
-export interface ImapCredentials { host: string; port: number; tls: boolean; user: string; password: string }
+export interface ImapCredentials {
+  host: string;
+  port: number;
+  tls: boolean;
+  user: string;
+  password: string;
+}
 
 export async function imapCheck(c: ImapCredentials): Promise<void> {
-  const client = new ImapFlow({ host: c.host, port: c.port, secure: c.tls, auth: { user: c.user, pass: c.password }, logger: false, socketTimeout: 20_000 });
+  const client = new ImapFlow({
+    host: c.host,
+    port: c.port,
+    secure: c.tls,
+    auth: { user: c.user, pass: c.password },
+    logger: false,
+    socketTimeout: 20_000,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
     await client.logout();
   } catch (err) {
-    throw new ReconnectError(`the IMAP server refused the login (${(err as { responseText?: string }).responseText ?? (err as Error).message})`);
+    throw new ReconnectError(
+      `the IMAP server refused the login (${(err as { responseText?: string }).responseText ?? (err as Error).message})`,
+    );
   }
 }
 
@@ -53,13 +82,22 @@ export async function imapCheck(c: ImapCredentials): Promise<void> {
 export class ImapConnector implements MailConnector {
   constructor(private readonly c: ImapCredentials) {}
   async search(q: SearchQuery): Promise<FoundFile[]> {
-    const client = new ImapFlow({ host: this.c.host, port: this.c.port, secure: this.c.tls, auth: { user: this.c.user, pass: this.c.password }, logger: false, socketTimeout: 60_000 });
+    const client = new ImapFlow({
+      host: this.c.host,
+      port: this.c.port,
+      secure: this.c.tls,
+      auth: { user: this.c.user, pass: this.c.password },
+      logger: false,
+      socketTimeout: 60_000,
+    });
     // Connection errors surface through connect()/commands; an unheard 'error' event would end the process.
     client.on('error', () => undefined);
     try {
       await client.connect();
     } catch (err) {
-      throw new ReconnectError(`the mailbox refused the stored login (${(err as { responseText?: string }).responseText ?? (err as Error).message}); reconnect it`);
+      throw new ReconnectError(
+        `the mailbox refused the stored login (${(err as { responseText?: string }).responseText ?? (err as Error).message}); reconnect it`,
+      );
     }
     const out: FoundFile[] = [];
     try {
@@ -67,11 +105,22 @@ export class ImapConnector implements MailConnector {
       try {
         const terms = senderTerms(q.sources);
         const before = new Date(Date.parse(`${q.end}T00:00:00Z`) + 86_400_000);
-        const criteria = { since: new Date(`${q.start}T00:00:00Z`), before, ...(terms.length === 1 ? { from: terms[0] } : { or: terms.map((t) => ({ from: t })) }) };
+        const criteria = {
+          since: new Date(`${q.start}T00:00:00Z`),
+          before,
+          ...(terms.length === 1 ? { from: terms[0] } : { or: terms.map((t) => ({ from: t })) }),
+        };
         const uids = (await client.search(criteria as never, { uid: true })) || [];
         if (!uids.length) return out;
         // Collect first: imapflow cannot run another command while a FETCH is being iterated.
-        const wanted: { uid: number; messageId: string; date: string; sender: string; source: StatementSource; parts: { part: string; filename: string }[] }[] = [];
+        const wanted: {
+          uid: number;
+          messageId: string;
+          date: string;
+          sender: string;
+          source: StatementSource;
+          parts: { part: string; filename: string }[];
+        }[] = [];
         for await (const msg of client.fetch(uids, { uid: true, envelope: true, bodyStructure: true, internalDate: true }, { uid: true })) {
           const sender = msg.envelope?.from?.[0]?.address ?? '';
           const source = sourceOf(sender);
@@ -80,19 +129,37 @@ export class ImapConnector implements MailConnector {
           const walk = (n: any): void => {
             if (!n) return;
             const filename = n.dispositionParameters?.filename ?? n.parameters?.name ?? '';
-            if (n.type === 'application/pdf' || /\.pdf$/i.test(filename)) parts.push({ part: n.part ?? '1', filename: filename || 'statement.pdf' });
+            if (n.type === 'application/pdf' || /\.pdf$/i.test(filename))
+              parts.push({ part: n.part ?? '1', filename: filename || 'statement.pdf' });
             (n.childNodes ?? []).forEach(walk);
           };
           walk(msg.bodyStructure);
-          const date = (msg.internalDate instanceof Date ? msg.internalDate : new Date(msg.internalDate ?? Date.now())).toISOString().slice(0, 10);
-          if (parts.length) wanted.push({ uid: msg.uid, messageId: msg.envelope?.messageId ?? String(msg.uid), date, sender: sender.toLowerCase(), source, parts });
+          const date = (msg.internalDate instanceof Date ? msg.internalDate : new Date(msg.internalDate ?? Date.now()))
+            .toISOString()
+            .slice(0, 10);
+          if (parts.length)
+            wanted.push({
+              uid: msg.uid,
+              messageId: msg.envelope?.messageId ?? String(msg.uid),
+              date,
+              sender: sender.toLowerCase(),
+              source,
+              parts,
+            });
         }
         for (const w of wanted) {
           for (const p of w.parts) {
             const dl = await client.download(String(w.uid), p.part, { uid: true });
             const chunks: Buffer[] = [];
             for await (const c of dl.content ?? []) chunks.push(c as Buffer);
-            out.push({ messageId: w.messageId, date: w.date, sender: w.sender, source: w.source, filename: p.filename, content: Buffer.concat(chunks) });
+            out.push({
+              messageId: w.messageId,
+              date: w.date,
+              sender: w.sender,
+              source: w.source,
+              filename: p.filename,
+              content: Buffer.concat(chunks),
+            });
           }
         }
       } finally {
@@ -108,10 +175,21 @@ export class ImapConnector implements MailConnector {
   }
 }
 
-export interface GmailConfig { apiUrl: string; tokenUrl: string; revokeUrl: string; authUrl: string; clientId: string; clientSecret: string }
+export interface GmailConfig {
+  apiUrl: string;
+  tokenUrl: string;
+  revokeUrl: string;
+  authUrl: string;
+  clientId: string;
+  clientSecret: string;
+}
 
 /** The stored Gmail grant: an access token (about an hour), its expiry, and the long-lived refresh token. */
-export interface GmailCredentials { access_token: string; refresh_token: string | null; expires_at?: number | null }
+export interface GmailCredentials {
+  access_token: string;
+  refresh_token: string | null;
+  expires_at?: number | null;
+}
 
 const REFUSED = 'Gmail refused the stored grant (revoked or expired); reconnect the mailbox';
 
@@ -120,11 +198,32 @@ const REFUSED = 'Gmail refused the stored grant (revoked or expired); reconnect 
  * is the grant to store when it answered with an access token; a refresh answer carries no new
  * refresh token, so the one we had (`keepRefresh`) is kept.
  */
-export async function gmailToken(cfg: GmailConfig, params: Record<string, string>, keepRefresh: string | null = null): Promise<{ status: number; error?: string; creds?: GmailCredentials }> {
-  const res = await fetch(cfg.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...params, client_id: cfg.clientId, client_secret: cfg.clientSecret }), signal: AbortSignal.timeout(15_000) });
-  const tok = (await res.json().catch(() => ({}))) as { access_token?: string; refresh_token?: string; expires_in?: number; error?: string };
+export async function gmailToken(
+  cfg: GmailConfig,
+  params: Record<string, string>,
+  keepRefresh: string | null = null,
+): Promise<{ status: number; error?: string; creds?: GmailCredentials }> {
+  const res = await fetch(cfg.tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ...params, client_id: cfg.clientId, client_secret: cfg.clientSecret }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const tok = (await res.json().catch(() => ({}))) as {
+    access_token?: string;
+    refresh_token?: string;
+    expires_in?: number;
+    error?: string;
+  };
   if (!res.ok || !tok.access_token) return { status: res.status, error: tok.error };
-  return { status: res.status, creds: { access_token: tok.access_token, refresh_token: tok.refresh_token ?? keepRefresh, expires_at: tok.expires_in ? Date.now() + tok.expires_in * 1000 : null } };
+  return {
+    status: res.status,
+    creds: {
+      access_token: tok.access_token,
+      refresh_token: tok.refresh_token ?? keepRefresh,
+      expires_at: tok.expires_in ? Date.now() + tok.expires_in * 1000 : null,
+    },
+  };
 }
 
 /**
@@ -135,11 +234,19 @@ export async function gmailToken(cfg: GmailConfig, params: Record<string, string
  */
 export class GmailConnector implements MailConnector {
   private refreshed = false;
-  constructor(private readonly cfg: GmailConfig, private creds: GmailCredentials, private readonly onRefresh: (c: GmailCredentials) => void = () => undefined) {}
+  constructor(
+    private readonly cfg: GmailConfig,
+    private creds: GmailCredentials,
+    private readonly onRefresh: (c: GmailCredentials) => void = () => undefined,
+  ) {}
   private async refresh(): Promise<void> {
     if (!this.creds.refresh_token || this.refreshed) throw new ReconnectError(REFUSED);
     this.refreshed = true;
-    const r = await gmailToken(this.cfg, { grant_type: 'refresh_token', refresh_token: this.creds.refresh_token }, this.creds.refresh_token);
+    const r = await gmailToken(
+      this.cfg,
+      { grant_type: 'refresh_token', refresh_token: this.creds.refresh_token },
+      this.creds.refresh_token,
+    );
     if (r.creds) {
       this.creds = r.creds;
       this.onRefresh(r.creds);
@@ -149,9 +256,13 @@ export class GmailConnector implements MailConnector {
     throw new Error(`Gmail's token endpoint answered HTTP ${r.status}${r.error ? ` (${r.error})` : ''}`);
   }
   private async get(p: string): Promise<any> {
-    if (this.creds.expires_at && this.creds.expires_at - Date.now() < 60_000 && this.creds.refresh_token && !this.refreshed) await this.refresh();
+    if (this.creds.expires_at && this.creds.expires_at - Date.now() < 60_000 && this.creds.refresh_token && !this.refreshed)
+      await this.refresh();
     for (;;) {
-      const res = await fetch(`${this.cfg.apiUrl.replace(/\/+$/, '')}${p}`, { headers: { authorization: `Bearer ${this.creds.access_token}` }, signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(`${this.cfg.apiUrl.replace(/\/+$/, '')}${p}`, {
+        headers: { authorization: `Bearer ${this.creds.access_token}` },
+        signal: AbortSignal.timeout(30_000),
+      });
       if (res.status === 401) {
         await this.refresh();
         continue;
@@ -176,7 +287,9 @@ export class GmailConnector implements MailConnector {
     const out: FoundFile[] = [];
     for (const id of ids) {
       const m = await this.get(`/gmail/v1/users/me/messages/${id}?format=full`);
-      const headers = Object.fromEntries((m.payload?.headers ?? []).map((h: { name: string; value: string }) => [h.name.toLowerCase(), h.value]));
+      const headers = Object.fromEntries(
+        (m.payload?.headers ?? []).map((h: { name: string; value: string }) => [h.name.toLowerCase(), h.value]),
+      );
       const sender = (/<([^>]+)>/.exec(headers.from ?? '')?.[1] ?? headers.from ?? '').trim().toLowerCase();
       const source = sourceOf(sender);
       if (!source || !q.sources.includes(source)) continue;
@@ -184,19 +297,30 @@ export class GmailConnector implements MailConnector {
       const parts: { filename: string; attachmentId: string }[] = [];
       const walk = (p: any): void => {
         if (!p) return;
-        if ((p.mimeType === 'application/pdf' || /\.pdf$/i.test(p.filename ?? '')) && p.body?.attachmentId) parts.push({ filename: p.filename || 'statement.pdf', attachmentId: p.body.attachmentId });
+        if ((p.mimeType === 'application/pdf' || /\.pdf$/i.test(p.filename ?? '')) && p.body?.attachmentId)
+          parts.push({ filename: p.filename || 'statement.pdf', attachmentId: p.body.attachmentId });
         (p.parts ?? []).forEach(walk);
       };
       walk(m.payload);
       for (const p of parts) {
         const a = await this.get(`/gmail/v1/users/me/messages/${id}/attachments/${p.attachmentId}`);
-        out.push({ messageId: headers['message-id'] ?? id, date, sender, source, filename: p.filename, content: Buffer.from(String(a.data), 'base64url') });
+        out.push({
+          messageId: headers['message-id'] ?? id,
+          date,
+          sender,
+          source,
+          filename: p.filename,
+          content: Buffer.from(String(a.data), 'base64url'),
+        });
       }
     }
     return out;
   }
   async revoke(): Promise<void> {
     // Revoking the refresh token ends the whole grant (and its access tokens).
-    await fetch(`${this.cfg.revokeUrl}?token=${encodeURIComponent(this.creds.refresh_token ?? this.creds.access_token)}`, { method: 'POST', signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+    await fetch(`${this.cfg.revokeUrl}?token=${encodeURIComponent(this.creds.refresh_token ?? this.creds.access_token)}`, {
+      method: 'POST',
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => undefined);
   }
 }

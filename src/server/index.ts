@@ -64,13 +64,25 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
       webhookRetryForMs: Number(process.env.CAS_WEBHOOK_RETRY_FOR_MS ?? 86_400_000),
       webhookConcurrency: Number(process.env.CAS_WEBHOOK_CONCURRENCY ?? 8),
     },
-    locker: { url: process.env.CAS_LOCKER_URL || undefined, clientId: process.env.CAS_LOCKER_CLIENT_ID ?? 'cas', clientSecret: process.env.CAS_LOCKER_CLIENT_SECRET ?? '' },
+    locker: {
+      url: process.env.CAS_LOCKER_URL || undefined,
+      clientId: process.env.CAS_LOCKER_CLIENT_ID ?? 'cas',
+      clientSecret: process.env.CAS_LOCKER_CLIENT_SECRET ?? '',
+    },
     kyc: {
       provider: (process.env.CAS_KYC_PROVIDER as 'sandbox' | 'recorded' | 'none') || 'none',
       dir: process.env.CAS_KYC_RECORDED_DIR || undefined,
       timeoutMs: Number(process.env.CAS_KYC_TIMEOUT_MS ?? 10_000),
     },
-    fetch: { maxBytes: 20 * 1024 * 1024, timeoutMs: 15_000, maxRedirects: 3, allowHosts: (process.env.CAS_FETCH_ALLOW_HOSTS ?? '').split(',').map((s) => s.trim()).filter(Boolean) },
+    fetch: {
+      maxBytes: 20 * 1024 * 1024,
+      timeoutMs: 15_000,
+      maxRedirects: 3,
+      allowHosts: (process.env.CAS_FETCH_ALLOW_HOSTS ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    },
     ...over,
   };
 }
@@ -84,7 +96,10 @@ function checkSettings(config: ServerConfig): void {
     } catch {
       /* reported below */
     }
-    if (!u || !/^https?:$/.test(u.protocol) || u.search || u.hash || u.username || u.password) throw new UsageError(`the public URL (CAS_PUBLIC_URL / --public-url) must be an http(s) URL without query, fragment or credentials, such as https://cas.example.com; got ${config.publicUrl}`);
+    if (!u || !/^https?:$/.test(u.protocol) || u.search || u.hash || u.username || u.password)
+      throw new UsageError(
+        `the public URL (CAS_PUBLIC_URL / --public-url) must be an http(s) URL without query, fragment or credentials, such as https://cas.example.com; got ${config.publicUrl}`,
+      );
     config.publicUrl = `${u.origin}${u.pathname}`.replace(/\/+$/, '');
   }
   const whole = (v: number, name: string, min: number): void => {
@@ -114,7 +129,10 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
   const key = configuredKey(config);
   const db = openDb(config.dbPath);
   const localKey = useSecretKey(db, key);
-  if (localKey) log(`cas serve: warning: stored secrets are encrypted with a key kept beside the database (${localKey}); supply CAS_SECRET_KEY or --secret-key-file to keep it elsewhere`);
+  if (localKey)
+    log(
+      `cas serve: warning: stored secrets are encrypted with a key kept beside the database (${localKey}); supply CAS_SECRET_KEY or --secret-key-file to keep it elsewhere`,
+    );
   const resealed = migrateSecrets(db);
   if (resealed) log(`cas serve: sealed ${resealed} stored secret${resealed === 1 ? '' : 's'} with the current key`);
   // Credits still held by requests a previous run never finished (a crash, SIGKILL) go back.

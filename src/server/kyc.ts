@@ -29,25 +29,66 @@ export type Kra = (typeof KRAS)[number];
 type Status = KycAgencyStatus['status'];
 type Mode = NonNullable<KycAgencyStatus['kyc_mode']>;
 
-export interface RawKra { code?: string | null; text?: string | null; registered_on?: string | null; last_updated_on?: string | null; mode?: string | number | null; remarks?: string[] | string | null }
+export interface RawKra {
+  code?: string | null;
+  text?: string | null;
+  registered_on?: string | null;
+  last_updated_on?: string | null;
+  mode?: string | number | null;
+  remarks?: string[] | string | null;
+}
 
 const CODES: Record<string, Status> = {
-  '000': 'not_checked', '001': 'under_process', '002': 'registered', '003': 'on_hold', '004': 'rejected', '005': 'not_available', '006': 'on_hold', '007': 'validated',
-  '011': 'under_process', '012': 'legacy', '013': 'on_hold', '014': 'rejected', '022': 'legacy', '888': 'not_checked', '999': 'not_available',
+  '000': 'not_checked',
+  '001': 'under_process',
+  '002': 'registered',
+  '003': 'on_hold',
+  '004': 'rejected',
+  '005': 'not_available',
+  '006': 'on_hold',
+  '007': 'validated',
+  '011': 'under_process',
+  '012': 'legacy',
+  '013': 'on_hold',
+  '014': 'rejected',
+  '022': 'legacy',
+  '888': 'not_checked',
+  '999': 'not_available',
 };
 
 const TEXTS: Record<string, Status> = {
-  'KYC REGISTD': 'registered', 'KYC REGISTERED': 'registered', 'KYC REGISTERED - NEW KYC': 'registered', REGISTERED: 'registered', REGISTD: 'registered',
-  VALIDATED: 'validated', 'KYC VALIDATED': 'validated',
-  'CVLMF REGISTD': 'legacy', 'CVLMF REGISTERED': 'legacy',
-  UNDERPROCESS: 'under_process', 'UNDER PROCESS': 'under_process', 'KYC UNDER PROCESS': 'under_process', SUBMITTED: 'under_process',
-  ONHOLD: 'on_hold', 'ON HOLD': 'on_hold', 'KYC ON HOLD': 'on_hold', INCOMPLETE: 'on_hold', HOLD: 'on_hold',
-  REJTED: 'rejected', REJECTED: 'rejected', 'KYC REJECTED': 'rejected',
-  'NOT AVAILABLE': 'not_available', 'KYC NOT AVAILABLE': 'not_available',
+  'KYC REGISTD': 'registered',
+  'KYC REGISTERED': 'registered',
+  'KYC REGISTERED - NEW KYC': 'registered',
+  REGISTERED: 'registered',
+  REGISTD: 'registered',
+  VALIDATED: 'validated',
+  'KYC VALIDATED': 'validated',
+  'CVLMF REGISTD': 'legacy',
+  'CVLMF REGISTERED': 'legacy',
+  UNDERPROCESS: 'under_process',
+  'UNDER PROCESS': 'under_process',
+  'KYC UNDER PROCESS': 'under_process',
+  SUBMITTED: 'under_process',
+  ONHOLD: 'on_hold',
+  'ON HOLD': 'on_hold',
+  'KYC ON HOLD': 'on_hold',
+  INCOMPLETE: 'on_hold',
+  HOLD: 'on_hold',
+  REJTED: 'rejected',
+  REJECTED: 'rejected',
+  'KYC REJECTED': 'rejected',
+  'NOT AVAILABLE': 'not_available',
+  'KYC NOT AVAILABLE': 'not_available',
 };
 
 function canon(t: string): string {
-  return t.toUpperCase().replace(/\bVALIDATION PENDING WITH\b.*$/, '').replace(/\s+AT\s+.*$/, '').replace(/\s+/g, ' ').trim();
+  return t
+    .toUpperCase()
+    .replace(/\bVALIDATION PENDING WITH\b.*$/, '')
+    .replace(/\s+AT\s+.*$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function lev(a: string, b: string): number {
@@ -88,7 +129,14 @@ export function normalizeStatus(code?: string | null, text?: string | null): { s
     }
   }
   if (best && bestScore >= 0.75) return { status: best, raw_status: t };
-  const kw: [RegExp, Status][] = [[/NOT\s*AVAIL/, 'not_available'], [/VALID/, 'validated'], [/REGIS/, 'registered'], [/HOLD/, 'on_hold'], [/REJ/, 'rejected'], [/PROCES/, 'under_process']];
+  const kw: [RegExp, Status][] = [
+    [/NOT\s*AVAIL/, 'not_available'],
+    [/VALID/, 'validated'],
+    [/REGIS/, 'registered'],
+    [/HOLD/, 'on_hold'],
+    [/REJ/, 'rejected'],
+    [/PROCES/, 'under_process'],
+  ];
   const hit = kw.find(([re]) => re.test(k));
   return { status: hit ? hit[1] : 'unknown', raw_status: t };
 }
@@ -96,7 +144,15 @@ export function normalizeStatus(code?: string | null, text?: string | null): { s
 export function normalizeMode(m: string | number | null | undefined): Mode | null {
   if (m === null || m === undefined || m === '') return null;
   const s = String(m).trim().toLowerCase();
-  const byCode: Record<string, Mode> = { '0': 'normal', '1': 'ekyc', '2': 'ekyc', '3': 'normal', '4': 'paper', '5': 'locker', '6': 'unknown' };
+  const byCode: Record<string, Mode> = {
+    '0': 'normal',
+    '1': 'ekyc',
+    '2': 'ekyc',
+    '3': 'normal',
+    '4': 'paper',
+    '5': 'locker',
+    '6': 'unknown',
+  };
   if (byCode[s]) return byCode[s];
   if (/digi\s*locker|locker/.test(s)) return 'locker';
   if (/e-?kyc|otp|aadhaar|biometric/.test(s)) return 'ekyc';
@@ -110,9 +166,19 @@ const INFORMATIONAL = /^(FATCA NOT APPLICABLE|NA|NIL|-)$/i;
 export function agencyStatus(raw: RawKra | null): KycAgencyStatus {
   if (!raw) return { status: 'not_checked', registered_on: null, last_updated_on: null, kyc_mode: null, remarks: null, raw_status: null };
   const { status, raw_status } = normalizeStatus(raw.code, raw.text);
-  if (status === 'not_checked' || status === 'not_available') return { status, registered_on: null, last_updated_on: null, kyc_mode: null, remarks: null, raw_status };
-  const list = (Array.isArray(raw.remarks) ? raw.remarks : (raw.remarks ?? '').split(',')).map((r) => r.trim()).filter((r) => r && !INFORMATIONAL.test(r));
-  return { status, registered_on: parseDate(raw.registered_on ?? null), last_updated_on: parseDate(raw.last_updated_on ?? null), kyc_mode: normalizeMode(raw.mode), remarks: list.length ? list.join(', ') : null, raw_status };
+  if (status === 'not_checked' || status === 'not_available')
+    return { status, registered_on: null, last_updated_on: null, kyc_mode: null, remarks: null, raw_status };
+  const list = (Array.isArray(raw.remarks) ? raw.remarks : (raw.remarks ?? '').split(','))
+    .map((r) => r.trim())
+    .filter((r) => r && !INFORMATIONAL.test(r));
+  return {
+    status,
+    registered_on: parseDate(raw.registered_on ?? null),
+    last_updated_on: parseDate(raw.last_updated_on ?? null),
+    kyc_mode: normalizeMode(raw.mode),
+    remarks: list.length ? list.join(', ') : null,
+    raw_status,
+  };
 }
 
 const RANK: Status[] = ['validated', 'registered', 'legacy', 'under_process', 'on_hold', 'rejected', 'unknown'];
@@ -133,12 +199,29 @@ export function aggregate(pan: string, kras: Record<Kra, KycAgencyStatus>): KycS
   }
   if (!active) {
     const anyNa = KRAS.some((k) => kras[k].status === 'not_available');
-    return { status: 'success', pan, kyc_compliant: false, kyc_status: anyNa ? 'not_available' : 'unknown', kyc_mode: null, active_kra: null, registered_on: null, last_updated_on: null, kras };
+    return {
+      status: 'success',
+      pan,
+      kyc_compliant: false,
+      kyc_status: anyNa ? 'not_available' : 'unknown',
+      kyc_mode: null,
+      active_kra: null,
+      registered_on: null,
+      last_updated_on: null,
+      kras,
+    };
   }
   const a = kras[active];
   return {
-    status: 'success', pan, kyc_compliant: a.status === 'validated' || a.status === 'registered', kyc_status: a.status as KycStatusResponse['kyc_status'],
-    kyc_mode: a.kyc_mode, active_kra: active, registered_on: a.registered_on, last_updated_on: a.last_updated_on, kras,
+    status: 'success',
+    pan,
+    kyc_compliant: a.status === 'validated' || a.status === 'registered',
+    kyc_status: a.status as KycStatusResponse['kyc_status'],
+    kyc_mode: a.kyc_mode,
+    active_kra: active,
+    registered_on: a.registered_on,
+    last_updated_on: a.last_updated_on,
+    kras,
   };
 }
 
@@ -147,18 +230,56 @@ type Adapter = (raw: Record<string, any>) => RawKra;
 const s = (v: unknown): string | null => (v === undefined || v === null ? null : String(v));
 export const ADAPTERS: Record<Kra, Adapter> = {
   // CVL-style: APP_* fields with numeric status codes.
-  kra_a: (r) => ({ code: s(r.APP_STATUS), text: s(r.APP_STATUS_DESC), registered_on: s(r.APP_ENTRYDT), last_updated_on: s(r.APP_STATUSDT), mode: s(r.APP_KYC_MODE), remarks: s(r.APP_HOLD_DEACTIVE_RMKS) }),
+  kra_a: (r) => ({
+    code: s(r.APP_STATUS),
+    text: s(r.APP_STATUS_DESC),
+    registered_on: s(r.APP_ENTRYDT),
+    last_updated_on: s(r.APP_STATUSDT),
+    mode: s(r.APP_KYC_MODE),
+    remarks: s(r.APP_HOLD_DEACTIVE_RMKS),
+  }),
   // NDML-style: camelCase JSON, remarks as a list.
-  kra_b: (r) => ({ code: s(r.statusCode), text: s(r.kycStatus), registered_on: s(r.registeredOn), last_updated_on: s(r.lastUpdated), mode: s(r.kycMode), remarks: Array.isArray(r.remarks) ? r.remarks.map(String) : s(r.remarks) }),
+  kra_b: (r) => ({
+    code: s(r.statusCode),
+    text: s(r.kycStatus),
+    registered_on: s(r.registeredOn),
+    last_updated_on: s(r.lastUpdated),
+    mode: s(r.kycMode),
+    remarks: Array.isArray(r.remarks) ? r.remarks.map(String) : s(r.remarks),
+  }),
   // CAMS KRA: upper-case keys, text statuses such as `Validated at CAMS KRA`.
-  kra_c: (r) => ({ code: null, text: s(r.KYC_STATUS), registered_on: s(r.REG_DATE), last_updated_on: s(r.MOD_DATE), mode: s(r.KYC_MODE), remarks: s(r.REMARKS) }),
+  kra_c: (r) => ({
+    code: null,
+    text: s(r.KYC_STATUS),
+    registered_on: s(r.REG_DATE),
+    last_updated_on: s(r.MOD_DATE),
+    mode: s(r.KYC_MODE),
+    remarks: s(r.REMARKS),
+  }),
   // Karvy KRA (legacy KFintech): lower-case keys.
-  kra_d: (r) => ({ code: s(r.statuscode), text: s(r.status), registered_on: s(r.regdate), last_updated_on: s(r.moddate), mode: s(r.mode), remarks: s(r.remarks) }),
+  kra_d: (r) => ({
+    code: s(r.statuscode),
+    text: s(r.status),
+    registered_on: s(r.regdate),
+    last_updated_on: s(r.moddate),
+    mode: s(r.mode),
+    remarks: s(r.remarks),
+  }),
   // KFin KRA: Pascal-case keys.
-  kra_e: (r) => ({ code: s(r.StatusCode), text: s(r.Status), registered_on: s(r.RegisteredOn), last_updated_on: s(r.UpdatedOn), mode: s(r.Mode), remarks: s(r.Remarks) }),
+  kra_e: (r) => ({
+    code: s(r.StatusCode),
+    text: s(r.Status),
+    registered_on: s(r.RegisteredOn),
+    last_updated_on: s(r.UpdatedOn),
+    mode: s(r.Mode),
+    remarks: s(r.Remarks),
+  }),
 };
 
-export interface KycProvider { readonly name: string; raw(kra: Kra, pan: string): Promise<Record<string, unknown> | null> }
+export interface KycProvider {
+  readonly name: string;
+  raw(kra: Kra, pan: string): Promise<Record<string, unknown> | null>;
+}
 
 /** Recorded raw answers: DIR/<kra>/<PAN>.json; a missing file means "not asked"; {"__error": ...} a failed agency. */
 export class RecordedKycProvider implements KycProvider {
@@ -177,21 +298,40 @@ export class RecordedKycProvider implements KycProvider {
 export class SandboxKycProvider implements KycProvider {
   readonly name = 'sandbox';
   async raw(kra: Kra): Promise<Record<string, unknown> | null> {
-    if (kra === 'kra_a') return { APP_STATUS: '007', APP_ENTRYDT: '10-02-2019', APP_STATUSDT: '15-03-2024', APP_KYC_MODE: '5', APP_HOLD_DEACTIVE_RMKS: 'FATCA NOT APPLICABLE' };
-    if (kra === 'kra_c') return { KYC_STATUS: 'ONHOLD', REG_DATE: '01/06/2017', MOD_DATE: '01/06/2020', KYC_MODE: '0', REMARKS: 'Mobile number not validated' };
+    if (kra === 'kra_a')
+      return {
+        APP_STATUS: '007',
+        APP_ENTRYDT: '10-02-2019',
+        APP_STATUSDT: '15-03-2024',
+        APP_KYC_MODE: '5',
+        APP_HOLD_DEACTIVE_RMKS: 'FATCA NOT APPLICABLE',
+      };
+    if (kra === 'kra_c')
+      return {
+        KYC_STATUS: 'ONHOLD',
+        REG_DATE: '01/06/2017',
+        MOD_DATE: '01/06/2020',
+        KYC_MODE: '0',
+        REMARKS: 'Mobile number not validated',
+      };
     if (kra === 'kra_b') return { statusCode: '005', kycStatus: 'Not available' };
     return { status: 'Not available' };
   }
 }
 
 export async function kycStatus(provider: KycProvider, pan: string, timeoutMs: number): Promise<KycStatusResponse> {
-  const entries = await Promise.all(KRAS.map(async (k): Promise<[Kra, KycAgencyStatus]> => {
-    try {
-      const raw = await Promise.race([provider.raw(k, pan), new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), timeoutMs).unref())]);
-      return [k, agencyStatus(raw ? ADAPTERS[k](raw as Record<string, any>) : null)];
-    } catch {
-      return [k, agencyStatus(null)];
-    }
-  }));
+  const entries = await Promise.all(
+    KRAS.map(async (k): Promise<[Kra, KycAgencyStatus]> => {
+      try {
+        const raw = await Promise.race([
+          provider.raw(k, pan),
+          new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), timeoutMs).unref()),
+        ]);
+        return [k, agencyStatus(raw ? ADAPTERS[k](raw as Record<string, any>) : null)];
+      } catch {
+        return [k, agencyStatus(null)];
+      }
+    }),
+  );
   return aggregate(pan, Object.fromEntries(entries) as Record<Kra, KycAgencyStatus>);
 }

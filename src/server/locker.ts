@@ -10,7 +10,14 @@
 import { X509Certificate, createHash, randomBytes } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
-import type { DrivingLicence, NationalIdRecord, PanCertificate, SignatureProvenance, LockerDocument, VerifiedIdentity } from '../schema/locker.js';
+import type {
+  DrivingLicence,
+  NationalIdRecord,
+  PanCertificate,
+  SignatureProvenance,
+  LockerDocument,
+  VerifiedIdentity,
+} from '../schema/locker.js';
 import { z } from 'zod';
 import { parseDate } from '../pdf/numbers.js';
 
@@ -40,7 +47,13 @@ export function signatureOf(xml: string): Sig {
   if (pem) {
     try {
       const c = new X509Certificate(pem);
-      certificate = { subject: c.subject.replace(/\n/g, ', '), issuer: c.issuer.replace(/\n/g, ', '), serial_number: c.serialNumber, valid_from: new Date(c.validFrom).toISOString(), valid_until: new Date(c.validTo).toISOString() };
+      certificate = {
+        subject: c.subject.replace(/\n/g, ', '),
+        issuer: c.issuer.replace(/\n/g, ', '),
+        serial_number: c.serialNumber,
+        valid_from: new Date(c.validFrom).toISOString(),
+        valid_until: new Date(c.validTo).toISOString(),
+      };
       const v = new SignedXml({ publicCert: pem, getCertFromKeyInfo: () => null });
       v.loadSignature(sigNode as never);
       tampered = !v.checkSignature(xml);
@@ -77,8 +90,14 @@ export function panRecord(xml: string): z.infer<typeof PanCertificate> {
   const person = first(doc, 'Person');
   const pan = first(doc, 'PAN');
   return {
-    pan: attr(cert, 'number'), name: attr(person, 'name'), dob: attr(person, 'dob'), gender: attr(person, 'gender'), father_name: attr(person, 'fatherName') ?? '',
-    status: attr(cert, 'status'), verified_on: attr(pan, 'verifiedOn'), signature: signatureOf(xml),
+    pan: attr(cert, 'number'),
+    name: attr(person, 'name'),
+    dob: attr(person, 'dob'),
+    gender: attr(person, 'gender'),
+    father_name: attr(person, 'fatherName') ?? '',
+    status: attr(cert, 'status'),
+    verified_on: attr(pan, 'verifiedOn'),
+    signature: signatureOf(xml),
   };
 }
 
@@ -88,11 +107,22 @@ export function nationalIdRecord(xml: string, sessionId: string): z.infer<typeof
   const poi = first(doc, 'Poi');
   const poa = first(doc, 'Poa');
   const pht = first(doc, 'Pht');
-  const address = poa ? ['house', 'street', 'lm', 'loc', 'vtc', 'subdist', 'dist', 'state', 'pc'].map((k) => attr(poa, k)).filter(Boolean).join(', ') : null;
+  const address = poa
+    ? ['house', 'street', 'lm', 'loc', 'vtc', 'subdist', 'dist', 'state', 'pc']
+        .map((k) => attr(poa, k))
+        .filter(Boolean)
+        .join(', ')
+    : null;
   const g = attr(poi, 'gender');
   return {
-    name: attr(poi, 'name'), dob: attr(poi, 'dob'), gender: g === 'M' || g === 'F' || g === 'T' ? g : null, care_of: attr(poa, 'co'), address: address || null,
-    masked_national_id: maskId(attr(uid, 'uid')), photo_base64: pht?.textContent?.trim() || null, session_id: sessionId,
+    name: attr(poi, 'name'),
+    dob: attr(poi, 'dob'),
+    gender: g === 'M' || g === 'F' || g === 'T' ? g : null,
+    care_of: attr(poa, 'co'),
+    address: address || null,
+    masked_national_id: maskId(attr(uid, 'uid')),
+    photo_base64: pht?.textContent?.trim() || null,
+    session_id: sessionId,
   };
 }
 
@@ -103,30 +133,75 @@ export function drivingLicenceRecord(xml: string): z.infer<typeof DrivingLicence
   const addrs = Array.from(doc.getElementsByTagName('Address'));
   const addr = (type: string): string | null => {
     const a = addrs.find((x) => x.getAttribute('type') === type);
-    return a ? ['line1', 'line2', 'house', 'landmark', 'locality', 'vtc', 'district', 'state', 'pin'].map((k) => attr(a, k)).filter(Boolean).join(', ') || null : null;
+    return a
+      ? ['line1', 'line2', 'house', 'landmark', 'locality', 'vtc', 'district', 'state', 'pin']
+          .map((k) => attr(a, k))
+          .filter(Boolean)
+          .join(', ') || null
+      : null;
   };
-  const cats = Array.from(doc.getElementsByTagName('Category')).map((c) => ({ code: attr(c, 'code'), abbreviation: attr(c, 'abbreviation'), description: attr(c, 'description'), issue_date: attr(c, 'issueDate') }));
+  const cats = Array.from(doc.getElementsByTagName('Category')).map((c) => ({
+    code: attr(c, 'code'),
+    abbreviation: attr(c, 'abbreviation'),
+    description: attr(c, 'description'),
+    issue_date: attr(c, 'issueDate'),
+  }));
   return {
-    dl_number: attr(cert, 'number'), name: attr(person, 'name'), father_name: attr(person, 'swd') ?? attr(person, 'fatherName'), dob: parseDate(attr(person, 'dob')), gender: attr(person, 'gender'),
-    issue_date: attr(cert, 'issueDate'), valid_from: attr(cert, 'validFromDate') ?? attr(cert, 'issueDate'), expiry_date: attr(cert, 'expiryDate'), issued_at: attr(first(doc, 'Organization'), 'name'),
-    status: attr(cert, 'status'), permanent_address: addr('permanent'), present_address: addr('present'), categories: cats, signature: signatureOf(xml),
+    dl_number: attr(cert, 'number'),
+    name: attr(person, 'name'),
+    father_name: attr(person, 'swd') ?? attr(person, 'fatherName'),
+    dob: parseDate(attr(person, 'dob')),
+    gender: attr(person, 'gender'),
+    issue_date: attr(cert, 'issueDate'),
+    valid_from: attr(cert, 'validFromDate') ?? attr(cert, 'issueDate'),
+    expiry_date: attr(cert, 'expiryDate'),
+    issued_at: attr(first(doc, 'Organization'), 'name'),
+    status: attr(cert, 'status'),
+    permanent_address: addr('permanent'),
+    present_address: addr('present'),
+    categories: cats,
+    signature: signatureOf(xml),
   };
 }
 
 export function documentOf(item: Record<string, unknown>): z.infer<typeof LockerDocument> {
   const s = (k: string): string | null => (typeof item[k] === 'string' && item[k] ? String(item[k]) : null);
   const doctype = s('doctype');
-  return { uri: String(item.uri ?? ''), name: s('name'), doctype: doctype && doctype.length === 5 ? doctype : null, issuer: s('issuer'), issuerid: s('issuerid'), type: s('type'), mime: Array.isArray(item.mime) ? item.mime.map(String) : [], date: parseDate(s('date')) };
+  return {
+    uri: String(item.uri ?? ''),
+    name: s('name'),
+    doctype: doctype && doctype.length === 5 ? doctype : null,
+    issuer: s('issuer'),
+    issuerid: s('issuerid'),
+    type: s('type'),
+    mime: Array.isArray(item.mime) ? item.mime.map(String) : [],
+    date: parseDate(s('date')),
+  };
 }
 
-export function identityOf(user: Record<string, unknown>, records: { pan?: { pan: string | null } | null; nid?: { masked_national_id: string | null; care_of: string | null; address: string | null } | null; dl?: { dl_number: string | null } | null }): z.infer<typeof VerifiedIdentity> {
+export function identityOf(
+  user: Record<string, unknown>,
+  records: {
+    pan?: { pan: string | null } | null;
+    nid?: { masked_national_id: string | null; care_of: string | null; address: string | null } | null;
+    dl?: { dl_number: string | null } | null;
+  },
+): z.infer<typeof VerifiedIdentity> {
   const s = (k: string): string | null => (typeof user[k] === 'string' && user[k] ? String(user[k]) : null);
   const verified: z.infer<typeof VerifiedIdentity>['verified'] = {};
   if (records.pan?.pan) verified.pan = records.pan.pan;
   if (records.nid?.masked_national_id) verified.national_id = records.nid.masked_national_id;
   if (records.dl?.dl_number) verified.driving_licence = records.dl.dl_number;
   return {
-    locker_id: s('digilockerid') ?? s('locker_id'), username: s('username'), name: s('name'), dob: s('dob'), gender: s('gender'), care_of: records.nid?.care_of ?? null,
-    address: records.nid?.address ?? null, email: s('email'), mobile: maskMobile(s('mobile')), verified,
+    locker_id: s('digilockerid') ?? s('locker_id'),
+    username: s('username'),
+    name: s('name'),
+    dob: s('dob'),
+    gender: s('gender'),
+    care_of: records.nid?.care_of ?? null,
+    address: records.nid?.address ?? null,
+    email: s('email'),
+    mobile: maskMobile(s('mobile')),
+    verified,
   };
 }

@@ -17,7 +17,15 @@ export interface RouteDoc {
   method: 'get' | 'post' | 'delete' | 'put' | 'patch';
   /** Fastify's form: `/v4/inbound-email/:id`. */
   url: string;
-  schema?: { body?: z.ZodType; querystring?: z.ZodType; params?: z.ZodType; headers?: z.ZodType; response?: Record<number, z.ZodType>; operationId?: string; summary?: string };
+  schema?: {
+    body?: z.ZodType;
+    querystring?: z.ZodType;
+    params?: z.ZodType;
+    headers?: z.ZodType;
+    response?: Record<number, z.ZodType>;
+    operationId?: string;
+    summary?: string;
+  };
   meta?: RouteMeta;
   doc?: RouteDocExtra;
 }
@@ -36,15 +44,27 @@ const open = (s: unknown): unknown => {
   for (const [k, v] of Object.entries(s)) if (!(k === 'additionalProperties' && v === false) && k !== '$schema') out[k] = open(v);
   return out;
 };
-const jsonOf = (schema: z.ZodType, io: 'input' | 'output' = 'output'): Obj => open(z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' })) as Obj;
+const jsonOf = (schema: z.ZodType, io: 'input' | 'output' = 'output'): Obj =>
+  open(z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' })) as Obj;
 const errorBody = { $ref: '#/components/schemas/ErrorBody' };
-const ERRORS: Record<number, string> = { 400: 'bad request', 401: 'missing API key', 402: 'insufficient credits', 403: 'invalid key or quota exceeded', 500: 'server error' };
+const ERRORS: Record<number, string> = {
+  400: 'bad request',
+  401: 'missing API key',
+  402: 'insufficient credits',
+  403: 'invalid key or quota exceeded',
+  500: 'server error',
+};
 
 /** Parameters of one location from an object schema (`path`, `query`, `header`). */
 function parameters(schema: z.ZodType | undefined, where: 'path' | 'query' | 'header'): Obj[] {
   if (!schema) return [];
   const json = jsonOf(schema, 'input') as { properties?: Record<string, Obj>; required?: string[] };
-  return Object.entries(json.properties ?? {}).map(([name, s]) => ({ name, in: where, ...(where === 'path' || json.required?.includes(name) ? { required: true } : {}), schema: s }));
+  return Object.entries(json.properties ?? {}).map(([name, s]) => ({
+    name,
+    in: where,
+    ...(where === 'path' || json.required?.includes(name) ? { required: true } : {}),
+    schema: s,
+  }));
 }
 
 /** The document of a set of routes; shared paths in the `names` dialect. */
@@ -74,15 +94,22 @@ export function buildDocument(routes: readonly RouteDoc[], names: Names): Obj {
       // The same fields as a form, the PDF as a file in any of the file fields.
       const { properties = {} } = jsonOf(s.body, 'input') as { properties?: Obj };
       const { pdf_file: _b64, ...fields } = properties;
-      content['multipart/form-data'] = { schema: { type: 'object', properties: { ...Object.fromEntries(r.doc.fileFields.map((f) => [f, { type: 'string', format: 'binary' }])), ...fields } } };
+      content['multipart/form-data'] = {
+        schema: {
+          type: 'object',
+          properties: { ...Object.fromEntries(r.doc.fileFields.map((f) => [f, { type: 'string', format: 'binary' }])), ...fields },
+        },
+      };
     }
     const responses: Obj = {};
     for (const [status, schema] of Object.entries(s.response ?? {})) {
       const code = Number(status);
       const description = schema.description ?? 'success';
       if (code >= 300 && code < 400) responses[status] = { description };
-      else if (r.url.startsWith('/files/')) responses[status] = { description, content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } };
-      else responses[status] = { description, content: { 'application/json': { schema: component(schema, `${base}Response`, shape, real) } } };
+      else if (r.url.startsWith('/files/'))
+        responses[status] = { description, content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } };
+      else
+        responses[status] = { description, content: { 'application/json': { schema: component(schema, `${base}Response`, shape, real) } } };
     }
     for (const [code, description] of Object.entries(ERRORS)) {
       if (!secured && code !== '400' && code !== '500') continue;
@@ -101,7 +128,8 @@ export function buildDocument(routes: readonly RouteDoc[], names: Names): Obj {
   const paths: Record<string, Obj> = {};
   for (const r of routes) {
     const p = r.url.replace(/:(\w+)/g, '{$1}');
-    const id = r.schema?.operationId ?? `${r.method}${p.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`;
+    const id =
+      r.schema?.operationId ?? `${r.method}${p.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`;
     const reals = realPaths(p);
     (paths[p] ??= {})[r.method] = operation(r, reals.length === 0 && names === 'real', id);
     reals.forEach((rp, i) => {
@@ -110,7 +138,11 @@ export function buildDocument(routes: readonly RouteDoc[], names: Names): Obj {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'cas service', version: '1', description: `Statement parsing, retrieval and verification service (see SPEC.md). Every response carries X-Request-ID. Real-name paths answer in real names; shared paths answer in this server's dialect (${names}).` },
+    info: {
+      title: 'cas service',
+      version: '1',
+      description: `Statement parsing, retrieval and verification service (see SPEC.md). Every response carries X-Request-ID. Real-name paths answer in real names; shared paths answer in this server's dialect (${names}).`,
+    },
     components: { schemas: components, securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
     paths,
   };

@@ -17,8 +17,21 @@ export function openapiDocument(names: Names = 'spec'): Promise<Record<string, u
   let hit = cached.get(names);
   if (!hit) {
     hit = (async () => {
-      const unused = new Proxy({}, { get: () => { throw new Error('openapiDocument: the routes are only registered, never called'); } });
-      const f = await buildApp({ db: unused as never, pool: unused as never, files: unused as never, config: defaultConfig({ names }), providers: { fetch: null, mailback: null } });
+      const unused = new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('openapiDocument: the routes are only registered, never called');
+          },
+        },
+      );
+      const f = await buildApp({
+        db: unused as never,
+        pool: unused as never,
+        files: unused as never,
+        config: defaultConfig({ names }),
+        providers: { fetch: null, mailback: null },
+      });
       await f.ready();
       const doc = buildDocument(f.casRoutes, names);
       await f.close();

@@ -18,13 +18,23 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 
 export class UpstreamError extends Error {
-  constructor(public readonly status: 502 | 503 | 504, message: string) {
+  constructor(
+    public readonly status: 502 | 503 | 504,
+    message: string,
+  ) {
     super(message);
   }
 }
 
-export interface FetchStart { pan: string; bo_id: string; dob: string }
-export interface FetchedFile { filename: string; bytes: Uint8Array }
+export interface FetchStart {
+  pan: string;
+  bo_id: string;
+  dob: string;
+}
+export interface FetchedFile {
+  filename: string;
+  bytes: Uint8Array;
+}
 
 export interface DepositoryFetchProvider {
   readonly name: string;
@@ -32,7 +42,13 @@ export interface DepositoryFetchProvider {
   verify(ref: string, otp: string, numPeriods: number): Promise<{ files: FetchedFile[] } | { wrongOtp: true }>;
 }
 
-export interface MailbackRequest { email: string; from_date: string; to_date: string; password: string; pan_no?: string }
+export interface MailbackRequest {
+  email: string;
+  from_date: string;
+  to_date: string;
+  password: string;
+  pan_no?: string;
+}
 export interface MailbackProvider {
   readonly name: string;
   request(input: MailbackRequest): Promise<void>;
@@ -70,7 +86,12 @@ export class SandboxMailbackProvider implements MailbackProvider {
 async function upstream(base: string, p: string, body: unknown, timeoutMs: number): Promise<{ status: number; json: any }> {
   let res: Response;
   try {
-    res = await fetch(`${base.replace(/\/+$/, '')}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetch(`${base.replace(/\/+$/, '')}${p}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (err) {
     if ((err as Error).name === 'TimeoutError') throw new UpstreamError(504, `the upstream did not answer within ${timeoutMs} ms`);
     throw new UpstreamError(502, 'the upstream could not be reached');
@@ -82,30 +103,47 @@ async function upstream(base: string, p: string, body: unknown, timeoutMs: numbe
 
 export class HttpFetchProvider implements DepositoryFetchProvider {
   readonly name = 'http';
-  constructor(private readonly base: string, private readonly timeoutMs: number) {}
+  constructor(
+    private readonly base: string,
+    private readonly timeoutMs: number,
+  ) {}
   async start(input: FetchStart): Promise<{ ref: string }> {
     const r = await upstream(this.base, '/depository_a/start', input, this.timeoutMs);
-    if (r.status !== 200 || typeof r.json.ref !== 'string') throw new UpstreamError(502, `the upstream refused the request (HTTP ${r.status})`);
+    if (r.status !== 200 || typeof r.json.ref !== 'string')
+      throw new UpstreamError(502, `the upstream refused the request (HTTP ${r.status})`);
     return { ref: r.json.ref };
   }
   async verify(ref: string, otp: string, numPeriods: number): Promise<{ files: FetchedFile[] } | { wrongOtp: true }> {
     const r = await upstream(this.base, '/depository_a/verify', { ref, otp, num_periods: numPeriods }, this.timeoutMs);
     if (r.status === 401) return { wrongOtp: true };
     if (r.status !== 200 || !Array.isArray(r.json.files)) throw new UpstreamError(502, `the upstream answered HTTP ${r.status}`);
-    return { files: (r.json.files as { filename: string; content_base64: string }[]).map((f) => ({ filename: f.filename, bytes: new Uint8Array(Buffer.from(f.content_base64, 'base64')) })) };
+    return {
+      files: (r.json.files as { filename: string; content_base64: string }[]).map((f) => ({
+        filename: f.filename,
+        bytes: new Uint8Array(Buffer.from(f.content_base64, 'base64')),
+      })),
+    };
   }
 }
 
 export class HttpMailbackProvider implements MailbackProvider {
   readonly name = 'http';
-  constructor(private readonly base: string, private readonly timeoutMs: number) {}
+  constructor(
+    private readonly base: string,
+    private readonly timeoutMs: number,
+  ) {}
   async request(input: MailbackRequest): Promise<void> {
     const r = await upstream(this.base, '/registrar_b/mailback', input, this.timeoutMs);
     if (r.status !== 200) throw new UpstreamError(502, `the upstream refused the mailback request (HTTP ${r.status})`);
   }
 }
 
-export interface ProviderConfig { fetch: 'sandbox' | 'http' | 'none'; mailback: 'sandbox' | 'http' | 'none'; upstreamUrl?: string; timeoutMs: number }
+export interface ProviderConfig {
+  fetch: 'sandbox' | 'http' | 'none';
+  mailback: 'sandbox' | 'http' | 'none';
+  upstreamUrl?: string;
+  timeoutMs: number;
+}
 
 export function makeProviders(c: ProviderConfig): { fetch: DepositoryFetchProvider | null; mailback: MailbackProvider | null } {
   const http = (kind: string): string => {
@@ -113,7 +151,13 @@ export function makeProviders(c: ProviderConfig): { fetch: DepositoryFetchProvid
     return c.upstreamUrl;
   };
   return {
-    fetch: c.fetch === 'sandbox' ? new SandboxFetchProvider() : c.fetch === 'http' ? new HttpFetchProvider(http('fetch'), c.timeoutMs) : null,
-    mailback: c.mailback === 'sandbox' ? new SandboxMailbackProvider() : c.mailback === 'http' ? new HttpMailbackProvider(http('mailback'), c.timeoutMs) : null,
+    fetch:
+      c.fetch === 'sandbox' ? new SandboxFetchProvider() : c.fetch === 'http' ? new HttpFetchProvider(http('fetch'), c.timeoutMs) : null,
+    mailback:
+      c.mailback === 'sandbox'
+        ? new SandboxMailbackProvider()
+        : c.mailback === 'http'
+          ? new HttpMailbackProvider(http('mailback'), c.timeoutMs)
+          : null,
   };
 }

@@ -14,13 +14,25 @@ import { stmt, type DB } from './db.js';
 export type Category = RegulatorCategory;
 
 export const LABELS: Record<Category, string> = {
-  'investment-adviser': 'Investment Adviser', 'research-analyst': 'Research Analyst', 'portfolio-manager': 'Portfolio Manager',
-  'stock-broker': 'Stock Broker', 'merchant-banker': 'Merchant Banker', 'registrar-transfer-agent': 'Registrar to an Issue and Share Transfer Agent',
-  'mutual-fund': 'Mutual Fund', 'alternative-investment-fund': 'Alternative Investment Fund', 'credit-rating-agency': 'Credit Rating Agency',
-  custodian: 'Custodian', 'debenture-trustee': 'Debenture Trustee', 'venture-capital-fund': 'Venture Capital Fund',
-  'foreign-venture-capital-investor': 'Foreign Venture Capital Investor', 'foreign-portfolio-investor': 'Foreign Portfolio Investor',
-  'kyc-registration-agency': 'KYC Registration Agency', 'infrastructure-investment-trust': 'Infrastructure Investment Trust',
-  'real-estate-investment-trust': 'Real Estate Investment Trust', 'esg-rating-provider': 'ESG Rating Provider', 'vault-manager': 'Vault Manager',
+  'investment-adviser': 'Investment Adviser',
+  'research-analyst': 'Research Analyst',
+  'portfolio-manager': 'Portfolio Manager',
+  'stock-broker': 'Stock Broker',
+  'merchant-banker': 'Merchant Banker',
+  'registrar-transfer-agent': 'Registrar to an Issue and Share Transfer Agent',
+  'mutual-fund': 'Mutual Fund',
+  'alternative-investment-fund': 'Alternative Investment Fund',
+  'credit-rating-agency': 'Credit Rating Agency',
+  custodian: 'Custodian',
+  'debenture-trustee': 'Debenture Trustee',
+  'venture-capital-fund': 'Venture Capital Fund',
+  'foreign-venture-capital-investor': 'Foreign Venture Capital Investor',
+  'foreign-portfolio-investor': 'Foreign Portfolio Investor',
+  'kyc-registration-agency': 'KYC Registration Agency',
+  'infrastructure-investment-trust': 'Infrastructure Investment Trust',
+  'real-estate-investment-trust': 'Real Estate Investment Trust',
+  'esg-rating-provider': 'ESG Rating Provider',
+  'vault-manager': 'Vault Manager',
 };
 
 /** A slug, alias or label -> category. */
@@ -40,7 +52,17 @@ export function normalizeNumber(n: string): string {
 export function categoryFromNumber(n: string): Category | null {
   const v = normalizeNumber(n);
   const m = /^(INA|INH|INP|INM|INR|INZ)\d{9}$/.exec(v);
-  if (m) return ({ INA: 'investment-adviser', INH: 'research-analyst', INP: 'portfolio-manager', INM: 'merchant-banker', INR: 'registrar-transfer-agent', INZ: 'stock-broker' } as const)[m[1] as 'INA'];
+  if (m)
+    return (
+      {
+        INA: 'investment-adviser',
+        INH: 'research-analyst',
+        INP: 'portfolio-manager',
+        INM: 'merchant-banker',
+        INR: 'registrar-transfer-agent',
+        INZ: 'stock-broker',
+      } as const
+    )[m[1] as 'INA'];
   if (/^IN[BFE]\d{9}$/.test(v)) return 'stock-broker'; // legacy broker numbers (an ISIN has letters after the prefix)
   if (/^IN\/AIF\d?\//.test(v)) return 'alternative-investment-fund';
   if (/^IN\/CRA\//.test(v)) return 'credit-rating-agency';
@@ -62,7 +84,13 @@ export function looksLikeIsin(n: string): boolean {
 const SUFFIXES = /\b(private|pvt|limited|ltd|llp|the|and|co|company|india)\b/g;
 /** Case, spacing, punctuation and common company suffixes do not matter for names. */
 export function normalizeName(n: string): string {
-  return n.toLowerCase().replace(/&/g, ' and ').replace(/[^a-z0-9 ]+/g, ' ').replace(SUFFIXES, ' ').replace(/\s+/g, ' ').trim();
+  return n
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/[^a-z0-9 ]+/g, ' ')
+    .replace(SUFFIXES, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function similarity(a: string, b: string): number {
@@ -74,7 +102,12 @@ function similarity(a: string, b: string): number {
   return (2 * inter) / (A.size + B.size);
 }
 
-export interface ImportReport { inserted: number; updated: number; unchanged: number; rejected: { row: number; reason: string }[] }
+export interface ImportReport {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  rejected: { row: number; reason: string }[];
+}
 
 function parseCsv(text: string): Record<string, string>[] {
   const rows: string[][] = [];
@@ -106,7 +139,12 @@ function parseCsv(text: string): Record<string, string>[] {
     rows.push(row);
   }
   const [head, ...rest] = rows.filter((r) => r.some((c) => c.trim()));
-  const keys = (head ?? []).map((h) => h.trim().toLowerCase().replace(/[\s.]+/g, '_'));
+  const keys = (head ?? []).map((h) =>
+    h
+      .trim()
+      .toLowerCase()
+      .replace(/[\s.]+/g, '_'),
+  );
   return rest.map((r) => Object.fromEntries(keys.map((k, i) => [k, (r[i] ?? '').trim()])));
 }
 
@@ -119,8 +157,14 @@ export function importRegistry(db: DB, text: string, format: 'csv' | 'json'): Im
   } else rows = parseCsv(text);
   const report: ImportReport = { inserted: 0, updated: 0, unchanged: 0, rejected: [] };
   const get = stmt(db, 'SELECT * FROM registry WHERE category = ? AND number_norm = ?');
-  const ins = stmt(db, 'INSERT INTO registry (category, registration_number, number_norm, name, name_norm, address, email, telephone, contact_person, valid_from, valid_to, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const upd = stmt(db, 'UPDATE registry SET registration_number = ?, name = ?, name_norm = ?, address = ?, email = ?, telephone = ?, contact_person = ?, valid_from = ?, valid_to = ?, imported_at = ? WHERE id = ?');
+  const ins = stmt(
+    db,
+    'INSERT INTO registry (category, registration_number, number_norm, name, name_norm, address, email, telephone, contact_person, valid_from, valid_to, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const upd = stmt(
+    db,
+    'UPDATE registry SET registration_number = ?, name = ?, name_norm = ?, address = ?, email = ?, telephone = ?, contact_person = ?, valid_from = ?, valid_to = ?, imported_at = ? WHERE id = ?',
+  );
   const now = new Date().toISOString();
   db.transaction(() => {
     rows.forEach((r, i) => {
@@ -132,7 +176,8 @@ export function importRegistry(db: DB, text: string, format: 'csv' | 'json'): Im
       const name = str('name');
       const number = str('registration_number');
       const catRaw = str('category');
-      if (!name || !number || !catRaw) return report.rejected.push({ row: line, reason: 'name, registration_number and category are required' });
+      if (!name || !number || !catRaw)
+        return report.rejected.push({ row: line, reason: 'name, registration_number and category are required' });
       const category = resolveCategory(catRaw);
       if (!category) return report.rejected.push({ row: line, reason: `unknown category '${catRaw}'` });
       const date = (k: string): string | null | false => {
@@ -142,16 +187,39 @@ export function importRegistry(db: DB, text: string, format: 'csv' | 'json'): Im
       };
       const from = date('valid_from');
       const to = date('valid_to');
-      if (from === false || to === false) return report.rejected.push({ row: line, reason: 'valid_from / valid_to must be dates (YYYY-MM-DD or DD-MM-YYYY)' });
+      if (from === false || to === false)
+        return report.rejected.push({ row: line, reason: 'valid_from / valid_to must be dates (YYYY-MM-DD or DD-MM-YYYY)' });
       const email = str('email');
       if (email && !/^[^@\s]+@[^@\s]+$/.test(email)) return report.rejected.push({ row: line, reason: `bad email '${email}'` });
       const num = normalizeNumber(number);
-      const values = [number.trim(), name, normalizeName(name), str('address'), email, str('telephone'), str('contact_person'), from, to] as const;
+      const values = [
+        number.trim(),
+        name,
+        normalizeName(name),
+        str('address'),
+        email,
+        str('telephone'),
+        str('contact_person'),
+        from,
+        to,
+      ] as const;
       const old = get.get(category, num) as Record<string, unknown> | undefined;
       if (!old) {
         ins.run(category, values[0], num, ...values.slice(1), now);
         report.inserted++;
-      } else if ([old.registration_number, old.name, old.name_norm, old.address, old.email, old.telephone, old.contact_person, old.valid_from, old.valid_to].every((v, j) => v === values[j])) {
+      } else if (
+        [
+          old.registration_number,
+          old.name,
+          old.name_norm,
+          old.address,
+          old.email,
+          old.telephone,
+          old.contact_person,
+          old.valid_from,
+          old.valid_to,
+        ].every((v, j) => v === values[j])
+      ) {
         report.unchanged++;
       } else {
         upd.run(...values, now, old.id);
@@ -163,16 +231,34 @@ export function importRegistry(db: DB, text: string, format: 'csv' | 'json'): Im
   return report;
 }
 
-interface Row { category: Category; registration_number: string; name: string; name_norm: string; address: string | null; email: string | null; telephone: string | null; contact_person: string | null; valid_from: string | null; valid_to: string | null }
+interface Row {
+  category: Category;
+  registration_number: string;
+  name: string;
+  name_norm: string;
+  address: string | null;
+  email: string | null;
+  telephone: string | null;
+  contact_person: string | null;
+  valid_from: string | null;
+  valid_to: string | null;
+}
 
-export function verify(db: DB, req: { registration_number?: string; name?: string; type?: Category | null }): RegulatorResponse | { error: string } {
+export function verify(
+  db: DB,
+  req: { registration_number?: string; name?: string; type?: Category | null },
+): RegulatorResponse | { error: string } {
   const number = req.registration_number ? normalizeNumber(req.registration_number) : null;
   let category: Category | null = req.type ?? null;
   const detectedBy: 'registration_number' | 'type' = req.type ? 'type' : 'registration_number';
   if (number && !category) {
     category = categoryFromNumber(number);
     if (!category) {
-      return { error: looksLikeIsin(number) ? `'${number}' looks like an ISIN, not a registration number; give a registration number, or name and type` : `cannot tell the category of '${number}' from its prefix; give type (a category slug or alias such as ria, ra, pms, broker, rta, mf, aif, fpi)` };
+      return {
+        error: looksLikeIsin(number)
+          ? `'${number}' looks like an ISIN, not a registration number; give a registration number, or name and type`
+          : `cannot tell the category of '${number}' from its prefix; give type (a category slug or alias such as ria, ra, pms, broker, rta, mf, aif, fpi)`,
+      };
     }
   }
   if (!category) return { error: 'give registration_number, or name with type' };
@@ -194,14 +280,44 @@ export function verify(db: DB, req: { registration_number?: string; name?: strin
       if (best < 0.6) row = undefined;
     }
   }
-  const base = { status: 'success' as const, type: category, authority: 'regulator' as const, category, category_label: LABELS[category], detected_by: detectedBy };
+  const base = {
+    status: 'success' as const,
+    type: category,
+    authority: 'regulator' as const,
+    category,
+    category_label: LABELS[category],
+    detected_by: detectedBy,
+  };
   if (!row) {
-    return { ...base, verified: false, registration_status: 'NOT_FOUND', registration_number: number, name: null, valid_from: null, valid_till: null, is_perpetual: null, address: null, email: null, telephone: null, contact_person: null };
+    return {
+      ...base,
+      verified: false,
+      registration_status: 'NOT_FOUND',
+      registration_number: number,
+      name: null,
+      valid_from: null,
+      valid_till: null,
+      is_perpetual: null,
+      address: null,
+      email: null,
+      telephone: null,
+      contact_person: null,
+    };
   }
   const today = new Date().toISOString().slice(0, 10);
   const active = (!row.valid_to || row.valid_to >= today) && (!row.valid_from || row.valid_from <= today);
   return {
-    ...base, verified: active, registration_status: active ? 'ACTIVE' : 'EXPIRED', registration_number: row.registration_number, name: row.name,
-    valid_from: row.valid_from, valid_till: row.valid_to, is_perpetual: !row.valid_to, address: row.address, email: row.email, telephone: row.telephone, contact_person: row.contact_person,
+    ...base,
+    verified: active,
+    registration_status: active ? 'ACTIVE' : 'EXPIRED',
+    registration_number: row.registration_number,
+    name: row.name,
+    valid_from: row.valid_from,
+    valid_till: row.valid_to,
+    is_perpetual: !row.valid_to,
+    address: row.address,
+    email: row.email,
+    telephone: row.telephone,
+    contact_person: row.contact_person,
   };
 }

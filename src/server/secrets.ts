@@ -18,7 +18,10 @@ import { stmt, type DB } from './db.js';
 const LOCAL = 1;
 const CONFIGURED = 2;
 
-interface Keyring { current: number; keys: Map<number, Buffer> }
+interface Keyring {
+  current: number;
+  keys: Map<number, Buffer>;
+}
 const rings = new WeakMap<DB, Keyring>();
 
 /** 32 key bytes from base64 or hex text (a key file may also hold the 32 raw bytes). */
@@ -26,7 +29,10 @@ export function parseSecretKey(text: string | Buffer, what: string): Buffer {
   if (Buffer.isBuffer(text) && text.length === 32) return text;
   const s = String(text).trim();
   const k = /^[0-9a-f]{64}$/i.test(s) ? Buffer.from(s, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(s) ? Buffer.from(s, 'base64') : null;
-  if (!k || k.length !== 32) throw new Error(`${what} must be 32 bytes written as base64 (44 characters) or hex (64 characters); make one with: openssl rand -base64 32`);
+  if (!k || k.length !== 32)
+    throw new Error(
+      `${what} must be 32 bytes written as base64 (44 characters) or hex (64 characters); make one with: openssl rand -base64 32`,
+    );
   return k;
 }
 
@@ -98,13 +104,15 @@ export function openText(db: DB, sealed: string, prefix: string): string | null 
 }
 
 /** Whether a sealed value was made with the key in use. */
-const current = (db: DB, sealed: string, prefix: string): boolean => Buffer.from(sealed.slice(prefix.length, prefix.length + 4), 'base64url')[0] === ring(db).current;
+const current = (db: DB, sealed: string, prefix: string): boolean =>
+  Buffer.from(sealed.slice(prefix.length, prefix.length + 4), 'base64url')[0] === ring(db).current;
 
 /** Prefix of a sealed webhook signing secret in the database. */
 export const WEBHOOK_SECRET_PREFIX = 'whenc_';
 export const sealWebhookSecret = (db: DB, secret: string): string => sealText(db, secret, WEBHOOK_SECRET_PREFIX);
 /** The signing secret of a stored row (sealed; a plain one of an earlier version is read as is). */
-export const webhookSecret = (db: DB, stored: string): string => (stored.startsWith(WEBHOOK_SECRET_PREFIX) ? openText(db, stored, WEBHOOK_SECRET_PREFIX) ?? '' : stored);
+export const webhookSecret = (db: DB, stored: string): string =>
+  stored.startsWith(WEBHOOK_SECRET_PREFIX) ? (openText(db, stored, WEBHOOK_SECRET_PREFIX) ?? '') : stored;
 
 /**
  * At start-up: seal plain webhook secrets, and re-seal with the key in use what an older key sealed
@@ -120,7 +128,10 @@ export function migrateSecrets(db: DB): number {
       stmt(db, 'UPDATE inbound_emails SET webhook_secret = ? WHERE id = ?').run(sealWebhookSecret(db, plain), r.id);
       n++;
     }
-    for (const r of stmt(db, 'SELECT id, credentials AS c FROM inbox_connections WHERE credentials IS NOT NULL').all() as { id: string; c: string }[]) {
+    for (const r of stmt(db, 'SELECT id, credentials AS c FROM inbox_connections WHERE credentials IS NOT NULL').all() as {
+      id: string;
+      c: string;
+    }[]) {
       if (current(db, r.c, 'cred_')) continue;
       const plain = openText(db, r.c, 'cred_');
       if (plain === null) continue;

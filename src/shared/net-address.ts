@@ -80,7 +80,11 @@ function embeddedV4(g: number[]): [string, number][] {
   if (zero(0, 6)) return [['IPv4-compatible', v4Of(g[6], g[7])]];
   if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return [['NAT64', v4Of(g[6], g[7])]];
   if (g[0] === 0x2002) return [['6to4', v4Of(g[1], g[2])]];
-  if (g[0] === 0x2001 && g[1] === 0) return [['Teredo server', v4Of(g[2], g[3])], ['Teredo client', v4Of(g[6] ^ 0xffff, g[7] ^ 0xffff)]];
+  if (g[0] === 0x2001 && g[1] === 0)
+    return [
+      ['Teredo server', v4Of(g[2], g[3])],
+      ['Teredo client', v4Of(g[6] ^ 0xffff, g[7] ^ 0xffff)],
+    ];
   return [];
 }
 

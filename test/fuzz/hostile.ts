@@ -12,12 +12,21 @@ export function buildPdf(objects: (string | Buffer)[], trailerExtra = ''): Buffe
   const offsets: number[] = [];
   objects.forEach((body, i) => {
     offsets.push(offset);
-    const b = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`, 'latin1'), typeof body === 'string' ? Buffer.from(body, 'latin1') : body, Buffer.from('\nendobj\n', 'latin1')]);
+    const b = Buffer.concat([
+      Buffer.from(`${i + 1} 0 obj\n`, 'latin1'),
+      typeof body === 'string' ? Buffer.from(body, 'latin1') : body,
+      Buffer.from('\nendobj\n', 'latin1'),
+    ]);
     parts.push(b);
     offset += b.length;
   });
-  const xref = [`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`, ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
-  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R ${trailerExtra}>>\nstartxref\n${offset}\n%%EOF\n`, 'latin1'));
+  const xref = [
+    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`,
+    ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`),
+  ].join('');
+  parts.push(
+    Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R ${trailerExtra}>>\nstartxref\n${offset}\n%%EOF\n`, 'latin1'),
+  );
   return Buffer.concat(parts);
 }
 
@@ -36,7 +45,10 @@ function pagesOf(content: Buffer, pages: number): Buffer {
     `<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`,
     FONT,
     content,
-    ...Array.from({ length: pages }, () => '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>'),
+    ...Array.from(
+      { length: pages },
+      () => '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>',
+    ),
   ];
   return buildPdf(objects);
 }
@@ -44,7 +56,12 @@ function pagesOf(content: Buffer, pages: number): Buffer {
 /** An encryption dictionary asking for a key of 1,000,000,000 bits. */
 export function hugeKeyLength(): Buffer {
   const hex = (n: number): string => `<${'00'.repeat(n)}>`;
-  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>', `<< /Filter /Standard /V 2 /R 3 /Length 1000000000 /P -4 /O ${hex(32)} /U ${hex(32)} >>`];
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+    `<< /Filter /Standard /V 2 /R 3 /Length 1000000000 /P -4 /O ${hex(32)} /U ${hex(32)} >>`,
+  ];
   return buildPdf(objects, `/Encrypt 4 0 R /ID [${hex(16)} ${hex(16)}] `);
 }
 
@@ -91,7 +108,14 @@ export function malformed(): { name: string; pdf: Buffer }[] {
     { name: 'xref-points-nowhere', pdf: Buffer.from(s.replace(/startxref\n\d+/, 'startxref\n999999'), 'latin1') },
     { name: 'catalog-not-a-dict', pdf: buildPdf(['42', '<< /Type /Pages /Kids [] /Count 0 >>']) },
     { name: 'pages-loop', pdf: buildPdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [2 0 R] /Count 1 >>']) },
-    { name: 'bad-objstm', pdf: buildPdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', stream('/Type /ObjStm /N 1000000 /First 5', 'garbage')]) },
+    {
+      name: 'bad-objstm',
+      pdf: buildPdf([
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        stream('/Type /ObjStm /N 1000000 /First 5', 'garbage'),
+      ]),
+    },
     { name: 'content-bad-filter', pdf: pagesOf(stream('/Filter /FlateDecode', 'not deflate at all'), 1) },
     { name: 'truncated-half', pdf: good.subarray(0, Math.floor(good.length / 2)) },
   ];

@@ -37,16 +37,29 @@ export function anatomy(pdf: Buffer): Anatomy {
     names: all(/\/[A-Za-z][A-Za-z0-9]*/g).map((m) => [m.index, m[0].length]),
     delimiters: all(/<<|>>|\[|\]/g).map((m) => m.index),
     refs: all(/\b(\d+) 0 R\b/g).map((m) => [m.index, m[1].length]),
-    streams: all(/stream\r?\n/g).filter((m) => s[m.index - 1] !== 'd').map((m) => {
-      const start = m.index + m[0].length;
-      const end = s.indexOf('endstream', start);
-      return [start, end < 0 ? pdf.length : end];
-    }),
+    streams: all(/stream\r?\n/g)
+      .filter((m) => s[m.index - 1] !== 'd')
+      .map((m) => {
+        const start = m.index + m[0].length;
+        const end = s.indexOf('endstream', start);
+        return [start, end < 0 ? pdf.length : end];
+      }),
   };
 }
 
 const NUMBERS = ['0', '-1', '1', '2147483647', '-2147483648', '99999999999999', '1e308', '0.000001', '65535', '1000000000'];
-export const KINDS = ['flip', 'truncate', 'dict-number', 'dict-name', 'dict-delimiter', 'dict-ref', 'stream-garbage', 'stream-cut', 'stream-zero', 'stream-length'] as const;
+export const KINDS = [
+  'flip',
+  'truncate',
+  'dict-number',
+  'dict-name',
+  'dict-delimiter',
+  'dict-ref',
+  'stream-garbage',
+  'stream-cut',
+  'stream-zero',
+  'stream-length',
+] as const;
 export type MutationKind = (typeof KINDS)[number];
 
 function splice(pdf: Buffer, at: number, len: number, insert: string | Buffer): Buffer {

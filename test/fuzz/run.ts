@@ -85,7 +85,20 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
   const cliN = opts.cli ?? Math.round(opts.n / 5);
   const log = opts.log ?? (() => undefined);
   const src = sources();
-  const s: FuzzSummary = { library: 0, cli: 0, sources: src.length, hangs: 0, crashes: 0, unhandledRejections: 0, unexpected: 0, rejectionsCaughtInWorkers: 0, slowestMs: 0, outcomes: {}, problems: [], line: '' };
+  const s: FuzzSummary = {
+    library: 0,
+    cli: 0,
+    sources: src.length,
+    hangs: 0,
+    crashes: 0,
+    unhandledRejections: 0,
+    unexpected: 0,
+    rejectionsCaughtInWorkers: 0,
+    slowestMs: 0,
+    outcomes: {},
+    problems: [],
+    line: '',
+  };
   const problem = (p: string): void => {
     if (s.problems.length < 20) s.problems.push(p);
   };
@@ -147,12 +160,23 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
       }
       const start = performance.now();
       const r = await new Promise<{ code: number | null; signal: string | null; stderr: string }>((resolve) => {
-        const env = { ...process.env, CAS_PARSE_TIMEOUT: String(timeoutMs / 1000), CAS_PDF_PASSWORD: 'ABCPM1234K', CAS_CONFIG_DIR: path.join(dir, 'config'), NO_COLOR: '1' };
+        const env = {
+          ...process.env,
+          CAS_PARSE_TIMEOUT: String(timeoutMs / 1000),
+          CAS_PDF_PASSWORD: 'ABCPM1234K',
+          CAS_CONFIG_DIR: path.join(dir, 'config'),
+          NO_COLOR: '1',
+        };
         const allowed = Math.ceil(names.length / jobs) * budgetMs + 10_000;
-        execFile('node', [path.join(ROOT, 'bin/cas.js'), 'parse', path.join(dir, 'in'), '--jobs', String(jobs), '--out-dir', path.join(dir, 'out')], { env, timeout: allowed, maxBuffer: 64 * 1024 * 1024 }, (err, _out, stderr) => {
-          const e = err as (Error & { code?: number; signal?: string; killed?: boolean }) | null;
-          resolve({ code: e ? (typeof e.code === 'number' ? e.code : null) : 0, signal: e?.signal ?? null, stderr: String(stderr) });
-        });
+        execFile(
+          'node',
+          [path.join(ROOT, 'bin/cas.js'), 'parse', path.join(dir, 'in'), '--jobs', String(jobs), '--out-dir', path.join(dir, 'out')],
+          { env, timeout: allowed, maxBuffer: 64 * 1024 * 1024 },
+          (err, _out, stderr) => {
+            const e = err as (Error & { code?: number; signal?: string; killed?: boolean }) | null;
+            resolve({ code: e ? (typeof e.code === 'number' ? e.code : null) : 0, signal: e?.signal ?? null, stderr: String(stderr) });
+          },
+        );
       });
       const ms = performance.now() - start;
       s.cli += names.length;
@@ -199,7 +223,10 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
     process.off('unhandledRejection', onRejection);
   }
   const secs = ((performance.now() - t0) / 1000).toFixed(0);
-  const outcomes = Object.entries(s.outcomes).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ');
+  const outcomes = Object.entries(s.outcomes)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
   s.line = `fuzz seed ${seed}: ${s.library + s.cli} mutants of ${s.sources} fixtures (library ${s.library}, cas parse ${s.cli}) in ${secs} s: ${s.hangs} hangs, ${s.crashes} crashes, ${s.unhandledRejections} unhandled rejections, ${s.unexpected} Unexpected; slowest library answer ${s.slowestMs.toFixed(0)} ms (budget ${budgetMs}); ${s.rejectionsCaughtInWorkers} engine rejections caught in workers; outcomes: ${outcomes}`;
   return s;
 }
@@ -212,12 +239,22 @@ function arg(name: string): string | undefined {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const n = Number(arg('n') ?? 3000);
   const num = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
-  fuzz({ n, cli: num(arg('cli')), seed: num(arg('seed')), jobs: num(arg('jobs')), budgetMs: num(arg('budget-ms')), log: (l) => process.stderr.write(`${l}\n`) }).then((s) => {
-    for (const p of s.problems) process.stderr.write(`problem: ${p}\n`);
-    process.stdout.write(`${s.line}\n`);
-    process.exit(s.hangs || s.crashes || s.unhandledRejections || s.unexpected ? 1 : 0);
-  }, (err: unknown) => {
-    process.stderr.write(`fuzz: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  });
+  fuzz({
+    n,
+    cli: num(arg('cli')),
+    seed: num(arg('seed')),
+    jobs: num(arg('jobs')),
+    budgetMs: num(arg('budget-ms')),
+    log: (l) => process.stderr.write(`${l}\n`),
+  }).then(
+    (s) => {
+      for (const p of s.problems) process.stderr.write(`problem: ${p}\n`);
+      process.stdout.write(`${s.line}\n`);
+      process.exit(s.hangs || s.crashes || s.unhandledRejections || s.unexpected ? 1 : 0);
+    },
+    (err: unknown) => {
+      process.stderr.write(`fuzz: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
 }

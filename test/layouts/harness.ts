@@ -139,7 +139,14 @@ export async function runFamily(family: LayoutFamily, renderer: Renderer, o: Run
           pdf = c.pdf;
         }
       } catch (err) {
-        results.push({ family: family.id, renderer, seed, ok: false, problems: [`rendering failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`], axes: {} });
+        results.push({
+          family: family.id,
+          renderer,
+          seed,
+          ok: false,
+          problems: [`rendering failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`],
+          axes: {},
+        });
         continue;
       }
       cases.set(seed, c);
@@ -152,8 +159,22 @@ export async function runFamily(family: LayoutFamily, renderer: Renderer, o: Run
     const outDir = path.join(work, 'json');
     const errors = new Map<string, string>();
     for (const [password, files] of byPassword) {
-      const args = [BIN, '--no-input', 'parse', ...(family.type ? ['--type', family.type] : []), '--out-dir', outDir, '--jobs', String(o.jobs ?? 2), ...files];
-      const env: Record<string, string> = { ...process.env as Record<string, string>, CAS_CONFIG_DIR: path.join(work, 'config'), NO_COLOR: '1' };
+      const args = [
+        BIN,
+        '--no-input',
+        'parse',
+        ...(family.type ? ['--type', family.type] : []),
+        '--out-dir',
+        outDir,
+        '--jobs',
+        String(o.jobs ?? 2),
+        ...files,
+      ];
+      const env: Record<string, string> = {
+        ...(process.env as Record<string, string>),
+        CAS_CONFIG_DIR: path.join(work, 'config'),
+        NO_COLOR: '1',
+      };
       delete env.CAS_PAN;
       delete env.CI;
       if (password) env.CAS_PDF_PASSWORD = password;
@@ -184,7 +205,15 @@ export async function runFamily(family: LayoutFamily, renderer: Renderer, o: Run
         writeFileSync(res.pdf, readFileSync(path.join(work, `${base}.pdf`)));
         writeFileSync(path.join(keep, `${base}.expected.json`), `${JSON.stringify(c.expected, null, 2)}\n`);
         if (existsSync(jsonFile)) writeFileSync(path.join(keep, `${base}.got.json`), readFileSync(jsonFile));
-        writeFileSync(path.join(keep, `${base}.txt`), [`family ${family.id}, renderer ${renderer}, seed ${seed}`, `password: ${c.password ?? '(none)'}`, `axes: ${JSON.stringify(c.axes)}`, ...problems].join('\n') + '\n');
+        writeFileSync(
+          path.join(keep, `${base}.txt`),
+          [
+            `family ${family.id}, renderer ${renderer}, seed ${seed}`,
+            `password: ${c.password ?? '(none)'}`,
+            `axes: ${JSON.stringify(c.axes)}`,
+            ...problems,
+          ].join('\n') + '\n',
+        );
       }
       results.push(res);
     }
@@ -202,5 +231,7 @@ export function describeFailure(r: SeedResult): string {
     r.pdf ? `  PDF kept at ${path.relative(ROOT, r.pdf)}` : '',
     `  axes: ${JSON.stringify(r.axes)}`,
     ...r.problems.map((p) => `  ${p}`),
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
 }

@@ -27,7 +27,9 @@ function args(argv: string[]): { seeds: number[]; families: string[]; renderers:
     else if (a === '--renderer') renderers.push(v() as Renderer);
     else if (a === '--jobs') jobs = Number(v());
     else if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: npm run test:layouts -- [--seeds N] [--from S] [--seed K[,K]] [--family ID[,ID]] [--renderer pdfkit|chromium] [--jobs N]\n');
+      process.stdout.write(
+        'usage: npm run test:layouts -- [--seeds N] [--from S] [--seed K[,K]] [--family ID[,ID]] [--renderer pdfkit|chromium] [--jobs N]\n',
+      );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -57,19 +59,25 @@ async function main(): Promise<number> {
       const res = await runFamily(f, r, { seeds: o.seeds, jobs: o.jobs });
       const bad = res.filter((x) => !x.ok);
       failures.push(...bad);
-      lines.push(`${f.id} / ${r}: ${res.length - bad.length}/${res.length} seeds pass, ${bad.length} fail${bad.length ? ` (seeds ${bad.map((b) => b.seed).join(', ')})` : ''} [${((Date.now() - t) / 1000).toFixed(0)} s]`);
+      lines.push(
+        `${f.id} / ${r}: ${res.length - bad.length}/${res.length} seeds pass, ${bad.length} fail${bad.length ? ` (seeds ${bad.map((b) => b.seed).join(', ')})` : ''} [${((Date.now() - t) / 1000).toFixed(0)} s]`,
+      );
       process.stderr.write(`${lines[lines.length - 1]}\n`);
     }
   }
   closeBrowser();
   for (const f of failures.slice(0, 40)) process.stdout.write(`${describeFailure(f)}\n\n`);
-  if (failures.length > 40) process.stdout.write(`... and ${failures.length - 40} more failing seeds (each kept under test-output/layouts/)\n`);
+  if (failures.length > 40)
+    process.stdout.write(`... and ${failures.length - 40} more failing seeds (each kept under test-output/layouts/)\n`);
   process.stdout.write(`${lines.join('\n')}\n`);
   process.stdout.write(`layout suite: ${failures.length} failing seed(s) in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
   return failures.length ? 1 : 0;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => {
-  process.stderr.write(`test:layouts: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(2);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`test:layouts: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  },
+);

@@ -41,7 +41,10 @@ export function isConnectionLoss(err: unknown): boolean {
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return false;
   const code = e?.cause?.code ?? e?.code ?? '';
   const msg = `${e?.message ?? ''} ${e?.cause?.message ?? ''}`;
-  return /ECONNREFUSED|ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED|ECONNECTION|ESOCKET/.test(code) || /other side closed|socket hang up|fetch failed|Connection closed|ECONNREFUSED|ECONNRESET/i.test(msg);
+  return (
+    /ECONNREFUSED|ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED|ECONNECTION|ESOCKET/.test(code) ||
+    /other side closed|socket hang up|fetch failed|Connection closed|ECONNREFUSED|ECONNRESET/i.test(msg)
+  );
 }
 
 export interface RetryPolicy {
@@ -59,7 +62,10 @@ export interface RetryPolicy {
  * Run `attempt` until it answers: a lost connection is retried (up to maxLost, with a growing
  * pause), a 429/503 carrying Retry-After is waited out (at most 2 s a time); a timeout ends it.
  */
-export async function withRetries(policy: RetryPolicy, attempt: (signal: AbortSignal, attempt: number) => Promise<Answer>): Promise<Result> {
+export async function withRetries(
+  policy: RetryPolicy,
+  attempt: (signal: AbortSignal, attempt: number) => Promise<Answer>,
+): Promise<Result> {
   const t0 = performance.now();
   const r: Result = { answer: null, attempts: 0, lost: 0, busy: 0, inFlightAtKill: false, ms: 0 };
   for (;;) {
@@ -78,7 +84,10 @@ export async function withRetries(policy: RetryPolicy, attempt: (signal: AbortSi
     } catch (err) {
       if (policy.killing.at > started) r.inFlightAtKill = true;
       if (!isConnectionLoss(err)) {
-        r.error = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError' ? 'timeout' : String((err as Error).message ?? err);
+        r.error =
+          (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError'
+            ? 'timeout'
+            : String((err as Error).message ?? err);
         break;
       }
       r.lost++;
@@ -94,7 +103,11 @@ export async function withRetries(policy: RetryPolicy, attempt: (signal: AbortSi
 }
 
 /** One request with fetch. */
-export async function fetchAnswer(url: string, init: { method?: string; headers?: Record<string, string>; body?: string | FormData }, signal: AbortSignal): Promise<Answer> {
+export async function fetchAnswer(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string | FormData },
+  signal: AbortSignal,
+): Promise<Answer> {
   const res = await fetch(url, { method: init.method ?? 'POST', headers: init.headers, body: init.body, signal });
   const text = await res.text();
   return { status: res.status, text, retryAfter: res.headers.get('retry-after') };
@@ -113,7 +126,9 @@ export function rawAnswer(url: string, headers: Record<string, string>, body: Bu
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, retryAfter: (res.headers['retry-after'] as string | undefined) ?? null }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, text, retryAfter: (res.headers['retry-after'] as string | undefined) ?? null }),
+      );
       res.on('error', (e) => reject(e));
       res.on('aborted', () => reject(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })));
     });
@@ -135,19 +150,30 @@ export function rawAnswer(url: string, headers: Record<string, string>, body: Bu
 
 /** One SMTP message; a temporary (4xx) refusal counts as a lost connection: the sender tries again. */
 export async function smtpAnswer(port: number, mail: SendMailOptions, signal: AbortSignal): Promise<Answer> {
-  const t = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 60_000 });
+  const t = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    ignoreTLS: true,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 60_000,
+  });
   const onAbort = (): void => t.close();
   signal.addEventListener('abort', onAbort);
   try {
     const info = await Promise.race([
       t.sendMail(mail),
-      new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(Object.assign(new Error('timeout'), { name: 'TimeoutError' })))),
+      new Promise<never>((_, reject) =>
+        signal.addEventListener('abort', () => reject(Object.assign(new Error('timeout'), { name: 'TimeoutError' }))),
+      ),
     ]);
     return { status: Number(/^(\d{3})/.exec(String(info.response))?.[1] ?? 250), text: String(info.response), retryAfter: null };
   } catch (err) {
     const e = err as Error & { responseCode?: number; code?: string };
     if (e.responseCode && e.responseCode >= 500) return { status: e.responseCode, text: e.message, retryAfter: null };
-    if (e.responseCode && e.responseCode >= 400) throw Object.assign(new Error(`SMTP ${e.responseCode}: ${e.message}`), { code: 'ECONNECTION' });
+    if (e.responseCode && e.responseCode >= 400)
+      throw Object.assign(new Error(`SMTP ${e.responseCode}: ${e.message}`), { code: 'ECONNECTION' });
     throw err;
   } finally {
     signal.removeEventListener('abort', onAbort);
@@ -176,7 +202,10 @@ export interface ReceiverOptions {
  * The loopback receiver: POST /hook records each webhook, answering 503 or holding some first
  * attempts open (so a restart can cut a POST in flight); GET /pdf/<name> serves `pdfs`.
  */
-export async function receiver(pdfs: Map<string, Buffer>, opts: ReceiverOptions): Promise<{ base: string; hooks: Hook[]; holding: () => number; close: () => Promise<void> }> {
+export async function receiver(
+  pdfs: Map<string, Buffer>,
+  opts: ReceiverOptions,
+): Promise<{ base: string; hooks: Hook[]; holding: () => number; close: () => Promise<void> }> {
   const hooks: Hook[] = [];
   let holding = 0;
   const seen = new Map<string, number>();
@@ -215,5 +244,14 @@ export async function receiver(pdfs: Map<string, Buffer>, opts: ReceiverOptions)
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
   const port = (srv.address() as AddressInfo).port;
-  return { base: `http://127.0.0.1:${port}`, hooks, holding: () => holding, close: () => new Promise((r) => { srv.closeAllConnections(); srv.close(() => r()); }) };
+  return {
+    base: `http://127.0.0.1:${port}`,
+    hooks,
+    holding: () => holding,
+    close: () =>
+      new Promise((r) => {
+        srv.closeAllConnections();
+        srv.close(() => r());
+      }),
+  };
 }

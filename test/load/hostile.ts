@@ -31,7 +31,12 @@ export function onePagePdf(content: Buffer, filter = '/FlateDecode'): Buffer {
   push(content);
   push(Buffer.from('\nendstream\nendobj\n', 'latin1'));
   const table = offs.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
-  push(Buffer.from(`xref\n0 ${offs.length + 1}\n0000000000 65535 f \n${table}trailer\n<< /Size ${offs.length + 1} /Root 1 0 R >>\nstartxref\n${off}\n%%EOF\n`, 'latin1'));
+  push(
+    Buffer.from(
+      `xref\n0 ${offs.length + 1}\n0000000000 65535 f \n${table}trailer\n<< /Size ${offs.length + 1} /Root 1 0 R >>\nstartxref\n${off}\n%%EOF\n`,
+      'latin1',
+    ),
+  );
   return Buffer.concat(parts);
 }
 
@@ -50,7 +55,12 @@ export function zeroBomb(totalBytes: number, chunkBytes = 16 * 1024 * 1024): Buf
   const chunk = zlib.deflateRawSync(Buffer.alloc(chunkBytes), { level: 9, finishFlush: zlib.constants.Z_FULL_FLUSH });
   const adler = Buffer.alloc(4);
   adler.writeUInt32BE((((totalBytes % 65521) << 16) | 1) >>> 0);
-  return Buffer.concat([Buffer.from([0x78, 0xda]), ...Array.from({ length: totalBytes / chunkBytes }, () => chunk), Buffer.from([0x03, 0x00]), adler]);
+  return Buffer.concat([
+    Buffer.from([0x78, 0xda]),
+    ...Array.from({ length: totalBytes / chunkBytes }, () => chunk),
+    Buffer.from([0x03, 0x00]),
+    adler,
+  ]);
 }
 
 /** A page whose content stream is a FlateDecode bomb: about 1 MB that inflates to 1 GiB (issue 18 item 4). */

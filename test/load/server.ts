@@ -75,7 +75,11 @@ export class LoadServer {
     if (this.proc) await this.proc;
     if (this.running) return this.current!;
     const t0 = performance.now();
-    const proc = execa('node', [BIN, 'serve', '--port', String(this.port), '--smtp-port', String(this.smtpPort), '--data-dir', this.dataDir, ...this.args], { env: { ...cleanEnv(), ...this.env }, extendEnv: false, reject: false, stdin: 'ignore', stdout: 'ignore' });
+    const proc = execa(
+      'node',
+      [BIN, 'serve', '--port', String(this.port), '--smtp-port', String(this.smtpPort), '--data-dir', this.dataDir, ...this.args],
+      { env: { ...cleanEnv(), ...this.env }, extendEnv: false, reject: false, stdin: 'ignore', stdout: 'ignore' },
+    );
     const i = this.logs.push('') - 1;
     const run: Incarnation = { pid: proc.pid ?? 0, startMs: 0, peakRssMb: 0, end: null };
     this.runs.push(run);

@@ -67,7 +67,10 @@ function describeStatement(d: any): string {
   const schemes = mfs.reduce((s, f) => s + f.schemes.length, 0);
   const txns = mfs.reduce((s, f) => s + f.schemes.reduce((t: number, sc: any) => t + sc.transactions.length, 0), 0);
   const accts = (d.demat_accounts ?? []) as any[];
-  const holdings = accts.reduce((s, a) => s + Object.values(a.holdings ?? {}).reduce((h: number, list: any) => h + (Array.isArray(list) ? list.length : 0), 0), 0);
+  const holdings = accts.reduce(
+    (s, a) => s + Object.values(a.holdings ?? {}).reduce((h: number, list: any) => h + (Array.isArray(list) ? list.length : 0), 0),
+    0,
+  );
   const parts = [];
   if (accts.length) parts.push(`${accts.length} demat accounts, ${holdings} holdings`);
   parts.push(`${mfs.length} folios, ${schemes} schemes${txns ? `, ${txns} transactions` : ''}`);
@@ -83,14 +86,27 @@ function checkNote(d: any): { problems: string[]; detail: string } {
   const trades = (d.detailed_trades?.length ?? 0) + (d.equity_transactions?.length ?? 0) + (d.derivatives_transactions?.length ?? 0);
   if (!trades) problems.push('no trades');
   const c = d.charges_summary ?? {};
-  const charges = ['cgst', 'sgst', 'igst', 'exchange_transaction_charges', 'regulator_turnover_fees', 'securities_transaction_tax', 'stamp_duty', 'taxable_value_brokerage'].reduce((s, k) => s + Math.abs(Number(c[k] ?? 0)), 0);
+  const charges = [
+    'cgst',
+    'sgst',
+    'igst',
+    'exchange_transaction_charges',
+    'regulator_turnover_fees',
+    'securities_transaction_tax',
+    'stamp_duty',
+    'taxable_value_brokerage',
+  ].reduce((s, k) => s + Math.abs(Number(c[k] ?? 0)), 0);
   const obligation = Number(c.pay_in_pay_out_obligation ?? 0);
   const net = Number(c.net_amount_receivable_payable ?? 0);
   // The schema has no field for every charge a broker prints (clearing, other levies), so this is a
   // plausibility check beside cas's own self-checks: net and obligation differ by about the charges.
   const gap = Math.abs(Math.abs(net) - Math.abs(obligation));
-  if ((obligation || net) && gap > charges * 1.25 + 1) problems.push(`totals do not reconcile: obligation ${obligation}, listed charges ${charges.toFixed(2)}, net ${net}`);
-  return { problems, detail: `${d.broker_info?.broker_type ?? '?'} ${info.contract_note_number ?? '-'} ${info.trade_date ?? '-'}: ${d.detailed_trades?.length ?? 0} trades, ${d.equity_transactions?.length ?? 0} equity and ${d.derivatives_transactions?.length ?? 0} derivatives rows` };
+  if ((obligation || net) && gap > charges * 1.25 + 1)
+    problems.push(`totals do not reconcile: obligation ${obligation}, listed charges ${charges.toFixed(2)}, net ${net}`);
+  return {
+    problems,
+    detail: `${d.broker_info?.broker_type ?? '?'} ${info.contract_note_number ?? '-'} ${info.trade_date ?? '-'}: ${d.detailed_trades?.length ?? 0} trades, ${d.equity_transactions?.length ?? 0} equity and ${d.derivatives_transactions?.length ?? 0} derivatives rows`,
+  };
 }
 
 async function main(): Promise<number> {
@@ -111,7 +127,8 @@ async function main(): Promise<number> {
     return 2;
   }
   dir = path.resolve(dir);
-  if (dir.startsWith(`${ROOT}${path.sep}`)) process.stderr.write('check:real: warning: DIR is inside the repository; genuine statements must never be committed\n');
+  if (dir.startsWith(`${ROOT}${path.sep}`))
+    process.stderr.write('check:real: warning: DIR is inside the repository; genuine statements must never be committed\n');
   const pw = passwords(dir);
   const files = pdfsUnder(dir);
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'cas-real-'));
@@ -119,15 +136,39 @@ async function main(): Promise<number> {
   try {
     for (const [i, file] of files.entries()) {
       const password = pw(file);
-      const env: Record<string, string> = { ...(process.env as Record<string, string>), CAS_CONFIG_DIR: path.join(scratch, 'config'), NO_COLOR: '1' };
+      const env: Record<string, string> = {
+        ...(process.env as Record<string, string>),
+        CAS_CONFIG_DIR: path.join(scratch, 'config'),
+        NO_COLOR: '1',
+      };
       delete env.CAS_PDF_PASSWORD;
       if (password) env.CAS_PDF_PASSWORD = password;
-      const r = await execa('node', [BIN, '--no-input', 'parse', '--json', file], { reject: false, env, extendEnv: false, stdin: 'ignore', timeout: 120_000 });
+      const r = await execa('node', [BIN, '--no-input', 'parse', '--json', file], {
+        reject: false,
+        env,
+        extendEnv: false,
+        stdin: 'ignore',
+        timeout: 120_000,
+      });
       const rel = path.relative(dir, file);
-      const warnings = String(r.stderr).split('\n').filter((l) => /^warning:/i.test(l)).map((l) => l.replace(/^warning:\s*/i, '').replace(`${file}: `, ''));
+      const warnings = String(r.stderr)
+        .split('\n')
+        .filter((l) => /^warning:/i.test(l))
+        .map((l) => l.replace(/^warning:\s*/i, '').replace(`${file}: `, ''));
       if (r.exitCode !== 0) {
-        const err = String(r.stderr).split('\n').find((l) => /^error:/.test(l)) ?? String(r.stderr).trim().split('\n')[0] ?? `exit ${r.exitCode}`;
-        rows.push({ file: rel, kind: '?', status: 'fail', detail: `exit ${r.exitCode}: ${err.replace(/^error:\s*/, '').replace(`${file}: `, '')}`, warnings });
+        const err =
+          String(r.stderr)
+            .split('\n')
+            .find((l) => /^error:/.test(l)) ??
+          String(r.stderr).trim().split('\n')[0] ??
+          `exit ${r.exitCode}`;
+        rows.push({
+          file: rel,
+          kind: '?',
+          status: 'fail',
+          detail: `exit ${r.exitCode}: ${err.replace(/^error:\s*/, '').replace(`${file}: `, '')}`,
+          warnings,
+        });
         continue;
       }
       const data = JSON.parse(String(r.stdout)) as any;
@@ -138,7 +179,13 @@ async function main(): Promise<number> {
         rows.push({ file: rel, kind, status: warnings.length ? 'warn' : 'ok', detail: describeStatement(data), warnings, json, password });
       } else {
         const { problems, detail } = checkNote(data);
-        rows.push({ file: rel, kind: 'contract_note', status: problems.length ? 'fail' : warnings.length ? 'warn' : 'ok', detail: problems.length ? `${detail}; ${problems.join('; ')}` : detail, warnings });
+        rows.push({
+          file: rel,
+          kind: 'contract_note',
+          status: problems.length ? 'fail' : warnings.length ? 'warn' : 'ok',
+          detail: problems.length ? `${detail}; ${problems.join('; ')}` : detail,
+          warnings,
+        });
       }
     }
 
@@ -148,7 +195,12 @@ async function main(): Promise<number> {
     const statements = rows.filter((r) => r.json && ['registrar', 'depository_a', 'depository_b'].includes(r.kind));
     let peerTotal = '';
     if (statements.length && existsSync(py) && existsSync(checkPy)) {
-      writeFileSync(path.join(scratch, 'manifest.json'), JSON.stringify(statements.map((s) => ({ path: path.join(dir!, s.file), kind: s.kind, password: s.password ?? null, truth: s.json }))));
+      writeFileSync(
+        path.join(scratch, 'manifest.json'),
+        JSON.stringify(
+          statements.map((s) => ({ path: path.join(dir!, s.file), kind: s.kind, password: s.password ?? null, truth: s.json })),
+        ),
+      );
       const p = await execa(py, [checkPy, '--hidden', scratch, '--show', '0'], { reject: false, env: { ...process.env, PEER_MIN: '0' } });
       for (const line of String(p.stdout).split('\n')) {
         const m = /^peer reads (.+?): (.*)$/.exec(line);
@@ -163,25 +215,34 @@ async function main(): Promise<number> {
     }
 
     for (const r of rows) {
-      process.stdout.write(`${r.status.toUpperCase().padEnd(4)}  ${r.kind.padEnd(13)}  ${r.file}: ${r.detail}${r.peer ? `; casparser: ${r.peer}` : ''}${r.warnings.length ? `; ${r.warnings.length} warning(s)` : ''}\n`);
+      process.stdout.write(
+        `${r.status.toUpperCase().padEnd(4)}  ${r.kind.padEnd(13)}  ${r.file}: ${r.detail}${r.peer ? `; casparser: ${r.peer}` : ''}${r.warnings.length ? `; ${r.warnings.length} warning(s)` : ''}\n`,
+      );
       for (const w of r.warnings.slice(0, show)) process.stdout.write(`        warning: ${w}\n`);
     }
     const kinds = [...new Set(rows.map((r) => r.kind))].sort();
     process.stdout.write('\n');
     for (const k of kinds) {
       const of = rows.filter((r) => r.kind === k);
-      process.stdout.write(`${k.padEnd(13)} ${of.length} files: ${of.filter((r) => r.status === 'ok').length} clean, ${of.filter((r) => r.status === 'warn').length} with self-check warnings, ${of.filter((r) => r.status === 'fail').length} failed\n`);
+      process.stdout.write(
+        `${k.padEnd(13)} ${of.length} files: ${of.filter((r) => r.status === 'ok').length} clean, ${of.filter((r) => r.status === 'warn').length} with self-check warnings, ${of.filter((r) => r.status === 'fail').length} failed\n`,
+      );
     }
     if (peerTotal) process.stdout.write(`${peerTotal}\n`);
     const failed = rows.filter((r) => r.status === 'fail').length;
-    process.stdout.write(`check:real: ${rows.length} files, ${rows.length - failed} parsed, ${rows.filter((r) => r.status === 'ok').length} clean, ${failed} failed\n`);
+    process.stdout.write(
+      `check:real: ${rows.length} files, ${rows.length - failed} parsed, ${rows.filter((r) => r.status === 'ok').length} clean, ${failed} failed\n`,
+    );
     return 0;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-main().then((c) => process.exit(c), (err: unknown) => {
-  process.stderr.write(`check:real: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(2);
-});
+main().then(
+  (c) => process.exit(c),
+  (err: unknown) => {
+    process.stderr.write(`check:real: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  },
+);

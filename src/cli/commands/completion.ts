@@ -8,11 +8,26 @@ import { flagWords, takesValue, type CommandInput, type CommandSpec, type Handle
 import type { completionSpec } from '../definitions/completion.js';
 import { COMMANDS, GLOBAL_OPTIONS, PROGRAM, VERSION_OPTION } from '../definitions/index.js';
 
-interface NodeOption { flags: string[]; description: string; value?: string; choices?: readonly string[] }
-interface Node { name: string; summary: string; options: NodeOption[]; children: Node[] }
+interface NodeOption {
+  flags: string[];
+  description: string;
+  value?: string;
+  choices?: readonly string[];
+}
+interface Node {
+  name: string;
+  summary: string;
+  options: NodeOption[];
+  children: Node[];
+}
 
 function nodeOption(o: OptionDef): NodeOption {
-  return { flags: flagWords(o.flags), description: o.description, ...(takesValue(o.flags) ? { value: /[<[]([\w-]+)/.exec(o.flags)?.[1] ?? 'value' } : {}), ...(o.choices ? { choices: o.choices } : {}) };
+  return {
+    flags: flagWords(o.flags),
+    description: o.description,
+    ...(takesValue(o.flags) ? { value: /[<[]([\w-]+)/.exec(o.flags)?.[1] ?? 'value' } : {}),
+    ...(o.choices ? { choices: o.choices } : {}),
+  };
 }
 
 function walk(c: Pick<CommandSpec, 'name' | 'summary' | 'options' | 'subcommands'>): Node {
@@ -42,7 +57,8 @@ function bash(root: Node): string {
   const visit = (n: Node, path: string[]): void => {
     const words = [...n.children.map((c) => c.name), ...n.options.flatMap((o) => o.flags)];
     cases.push(`    "${path.join(' ')}") opts="${words.join(' ')}" ;;`);
-    for (const o of n.options) if (o.choices) values.push(`    ${o.flags.map((f) => `"${path.join(' ')}|${f}"`).join('|')}) values="${o.choices.join(' ')}" ;;`);
+    for (const o of n.options)
+      if (o.choices) values.push(`    ${o.flags.map((f) => `"${path.join(' ')}|${f}"`).join('|')}) values="${o.choices.join(' ')}" ;;`);
     n.children.forEach((c) => visit(c, [...path, c.name]));
   };
   visit(root, []);
@@ -82,7 +98,10 @@ function zshEscape(s: string): string {
 function zsh(root: Node): string {
   const fns: string[] = [];
   const visit = (n: Node, fname: string): void => {
-    const opts = n.options.map((o) => `    '${o.flags.length > 1 ? `(${o.flags.join(' ')})'{${o.flags.join(',')}}'` : o.flags[0]}[${zshEscape(o.description)}]${o.choices ? `:${o.value}:(${o.choices.join(' ')})` : ''}'`);
+    const opts = n.options.map(
+      (o) =>
+        `    '${o.flags.length > 1 ? `(${o.flags.join(' ')})'{${o.flags.join(',')}}'` : o.flags[0]}[${zshEscape(o.description)}]${o.choices ? `:${o.value}:(${o.choices.join(' ')})` : ''}'`,
+    );
     if (n.children.length) {
       const subs = n.children.map((c) => `'${c.name}:${zshEscape(c.summary)}'`).join(' ');
       fns.push(`${fname}() {
@@ -131,7 +150,9 @@ function fish(root: Node): string {
     for (const o of c.options) lines.push(option(o, ` -n '__fish_seen_subcommand_from ${c.name}'`));
     const subs = c.children.map((x) => x.name).join(' ');
     for (const sub of c.children) {
-      lines.push(`complete -c cas -n '__fish_seen_subcommand_from ${c.name}; and not __fish_seen_subcommand_from ${subs}' -a ${sub.name} -d '${esc(sub.summary)}'`);
+      lines.push(
+        `complete -c cas -n '__fish_seen_subcommand_from ${c.name}; and not __fish_seen_subcommand_from ${subs}' -a ${sub.name} -d '${esc(sub.summary)}'`,
+      );
     }
     if (!c.children.length) lines.push(`complete -c cas -n '__fish_seen_subcommand_from ${c.name}' -F`);
   }

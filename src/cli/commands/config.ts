@@ -20,7 +20,10 @@ export const list: Handler<object> = async (ctx) => {
     const secret = CONFIG_KEYS[k as keyof typeof CONFIG_KEYS].secret;
     return { key: k, value: v === undefined ? null : secret ? mask(String(v)) : String(v) };
   });
-  return { data: Object.fromEntries(entries.map((e) => [e.key, e.value])), table: () => renderTable({ head: ['key', 'value'], rows: entries.map((e) => [e.key, e.value ?? '(unset)']) }) };
+  return {
+    data: Object.fromEntries(entries.map((e) => [e.key, e.value])),
+    table: () => renderTable({ head: ['key', 'value'], rows: entries.map((e) => [e.key, e.value ?? '(unset)']) }),
+  };
 };
 
 export const get: Handler<CommandInput<typeof configGetSpec>> = async (ctx, { key, effective, reveal }) => {
@@ -30,7 +33,13 @@ export const get: Handler<CommandInput<typeof configGetSpec>> = async (ctx, { ke
     const flag = key === 'api_key' ? ctx.opts.apiKey : key === 'base_url' ? ctx.opts.baseUrl : undefined;
     const envName = CONFIG_KEYS[key].env;
     const value = resolveSetting(key, flag, ctx.env) ?? (key === 'base_url' ? DEFAULT_BASE_URL : undefined);
-    const source = flag ? 'flag' : envName && ctx.env[envName] ? `env ${envName}` : store.get(key) !== undefined ? 'config file' : 'default';
+    const source = flag
+      ? 'flag'
+      : envName && ctx.env[envName]
+        ? `env ${envName}`
+        : store.get(key) !== undefined
+          ? 'config file'
+          : 'default';
     if (value === undefined) throw new UsageError(`'${key}' is not set by flag, environment or config file`);
     ctx.log(`(from ${source})`);
     return { text: `${CONFIG_KEYS[key].secret && !reveal ? mask(value) : value}\n` };

@@ -72,14 +72,22 @@ export const run: Handler<CommandInput<typeof gainsSpec>> = async (ctx, flags) =
   if (format !== 'table') for (const i of report.issues) ctx.warn(`${i.scheme} [${i.folio}]: ${i.message}`);
   const exit = failed ? exitCode : 0;
   if (format === 'csv') {
-    if (report.years.length > 1) throw new UsageError(`the gains span ${report.years.length} financial years (${report.years.map((y) => y.fy).join(', ')}): choose one with --fy for the Schedule 112A CSV`);
+    if (report.years.length > 1)
+      throw new UsageError(
+        `the gains span ${report.years.length} financial years (${report.years.map((y) => y.fy).join(', ')}): choose one with --fy for the Schedule 112A CSV`,
+      );
     const a = gainsCsv112A(report);
     const b = gainsCsvOther(report);
     const out = ctx.opts.output;
     if (!out) return { text: `${a}\n${b}`, exitCode: exit };
     const ext = path.extname(out);
     const other = `${out.slice(0, out.length - ext.length)}-other${ext || '.csv'}`;
-    return { text: a, files: [{ path: other, text: b }], notes: [`wrote ${out} (Schedule 112A: equity long-term rows) and ${other} (the other rows)`], exitCode: exit };
+    return {
+      text: a,
+      files: [{ path: other, text: b }],
+      notes: [`wrote ${out} (Schedule 112A: equity long-term rows) and ${other} (the other rows)`],
+      exitCode: exit,
+    };
   }
   return { data: report, table: () => gainsTables(report), format, pretty: ctx.stdoutTty || !ctx.opts.output, exitCode: exit };
 };

@@ -9,7 +9,11 @@ import type { InboundByIdSpec, inboundCreateSpec, inboundFilesSpec, inboundListS
 import { readStdin } from '../io.js';
 import { renderTable, writeFileAtomic } from '../output.js';
 
-const one = (e: InboundEmail): string => renderTable({ head: ['id', 'email', 'status', 'callback', 'sources', 'reference'], rows: [[e.inbound_email_id, e.email, e.status, e.callback_url, e.allowed_sources.join(' ') || 'all', e.reference]] });
+const one = (e: InboundEmail): string =>
+  renderTable({
+    head: ['id', 'email', 'status', 'callback', 'sources', 'reference'],
+    rows: [[e.inbound_email_id, e.email, e.status, e.callback_url, e.allowed_sources.join(' ') || 'all', e.reference]],
+  });
 
 export const verifySignature: Handler<CommandInput<typeof verifySignatureSpec>> = async (ctx, opts) => {
   const { verifyWebhook } = await import('../../shared/webhook-signature.js');
@@ -29,14 +33,32 @@ export const create: Handler<CommandInput<typeof inboundCreateSpec>> = async (ct
     if (i < 1) throw new UsageError(`--meta takes key=value, not '${kv}'`);
     metadata[kv.slice(0, i)] = kv.slice(i + 1);
   }
-  const body = { ...(opts.alias ? { alias: opts.alias } : {}), ...(opts.reference ? { reference: opts.reference } : {}), ...(opts.callbackUrl ? { callback_url: opts.callbackUrl } : {}), ...(opts.source ? { allowed_sources: opts.source } : {}), ...(Object.keys(metadata).length ? { metadata } : {}) };
+  const body = {
+    ...(opts.alias ? { alias: opts.alias } : {}),
+    ...(opts.reference ? { reference: opts.reference } : {}),
+    ...(opts.callbackUrl ? { callback_url: opts.callbackUrl } : {}),
+    ...(opts.source ? { allowed_sources: opts.source } : {}),
+    ...(Object.keys(metadata).length ? { metadata } : {}),
+  };
   const e = await clientFor(ctx).inboundCreate(body);
-  return { data: e, table: () => `${one(e)}webhook secret (shown once): ${e.webhook_secret}\n`, notes: [`forward statements to ${e.email}`] };
+  return {
+    data: e,
+    table: () => `${one(e)}webhook secret (shown once): ${e.webhook_secret}\n`,
+    notes: [`forward statements to ${e.email}`],
+  };
 };
 
 export const list: Handler<CommandInput<typeof inboundListSpec>> = async (ctx, opts) => {
   const l = await clientFor(ctx).inboundList({ status: opts.status ?? 'all', limit: opts.limit ?? '20', offset: opts.offset ?? '0' });
-  return { data: l, table: () => renderTable({ title: `${l.total} inbound emails`, head: ['id', 'email', 'status', 'callback', 'created'], rows: l.inbound_emails.map((e) => [e.inbound_email_id, e.email, e.status, e.callback_url, e.created_at]) }) };
+  return {
+    data: l,
+    table: () =>
+      renderTable({
+        title: `${l.total} inbound emails`,
+        head: ['id', 'email', 'status', 'callback', 'created'],
+        rows: l.inbound_emails.map((e) => [e.inbound_email_id, e.email, e.status, e.callback_url, e.created_at]),
+      }),
+  };
 };
 
 /** `cas inbound get|delete|pause|resume <id>`. */
@@ -68,5 +90,12 @@ export const files: Handler<CommandInput<typeof inboundFilesSpec>> = async (ctx,
     }
     ctx.log(`${found.length} file(s) saved in ${dir}`);
   }
-  return { data: { files: found, count: found.length }, table: () => renderTable({ head: ['filename', 'type', 'sender', 'date', 'size', 'original'], rows: found.map((f) => [f.filename, f.cas_type, f.sender_email, f.message_date, f.size, f.original_filename]) }) };
+  return {
+    data: { files: found, count: found.length },
+    table: () =>
+      renderTable({
+        head: ['filename', 'type', 'sender', 'date', 'size', 'original'],
+        rows: found.map((f) => [f.filename, f.cas_type, f.sender_email, f.message_date, f.size, f.original_filename]),
+      }),
+  };
 };

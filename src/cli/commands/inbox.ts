@@ -22,7 +22,11 @@ function token(ctx: Context): string {
 }
 
 async function search(ctx: Context, opts: CommandInput<typeof inboxListSpec>) {
-  const body = { ...(opts.from ? { start_date: opts.from } : {}), ...(opts.to ? { end_date: opts.to } : {}), ...(opts.type ? { cas_types: opts.type } : {}) };
+  const body = {
+    ...(opts.from ? { start_date: opts.from } : {}),
+    ...(opts.to ? { end_date: opts.to } : {}),
+    ...(opts.type ? { cas_types: opts.type } : {}),
+  };
   return clientFor(ctx).inboxSearch(token(ctx), body);
 }
 
@@ -47,7 +51,9 @@ export const connect = withReconnectHint<CommandInput<typeof inboxConnectSpec>>(
   if (provider === 'imap') {
     let host = opts.host;
     let user = opts.user;
-    let password = opts.passwordFile ? (opts.passwordFile === '-' ? (await readStdin(4096)).toString('utf8') : await fs.readFile(opts.passwordFile, 'utf8')).trim() : undefined;
+    let password = opts.passwordFile
+      ? (opts.passwordFile === '-' ? (await readStdin(4096)).toString('utf8') : await fs.readFile(opts.passwordFile, 'utf8')).trim()
+      : undefined;
     if ((!host || !user || !password) && ctx.interactive) {
       const { input, password: hidden } = await import('@inquirer/prompts');
       host ??= await input({ message: 'IMAP host:' }, { output: process.stderr });
@@ -58,7 +64,11 @@ export const connect = withReconnectHint<CommandInput<typeof inboxConnectSpec>>(
     const port = Number(opts.port ?? 993);
     const r = await client.inboxConnectImap({ host, port, tls: opts.tls !== false, user, password });
     store.set('inbox_token', r.inbox_token);
-    return { data: { connected: true, provider: r.provider, email: r.email, ...(opts.showToken ? { inbox_token: r.inbox_token } : {}) }, format: 'json', notes: [`connected ${r.email}; the inbox token is saved in ${store.path}`] };
+    return {
+      data: { connected: true, provider: r.provider, email: r.email, ...(opts.showToken ? { inbox_token: r.inbox_token } : {}) },
+      format: 'json',
+      notes: [`connected ${r.email}; the inbox token is saved in ${store.path}`],
+    };
   }
   // gmail: a loopback listener catches the redirect with the inbox token.
   const server = http.createServer();
@@ -69,7 +79,10 @@ export const connect = withReconnectHint<CommandInput<typeof inboxConnectSpec>>(
     ctx.log('Open this URL in a browser and allow read-only access to statement emails:');
     process.stderr.write(`${r.oauth_url}\n`);
     const got = await new Promise<URLSearchParams>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new CasError('Timeout', 'no answer from the browser within 10 minutes', 1)), Number(ctx.env.CAS_CONNECT_TIMEOUT_MS ?? 600_000));
+      const timer = setTimeout(
+        () => reject(new CasError('Timeout', 'no answer from the browser within 10 minutes', 1)),
+        Number(ctx.env.CAS_CONNECT_TIMEOUT_MS ?? 600_000),
+      );
       server.on('request', (req, res) => {
         const u = new URL(req.url ?? '/', redirect);
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -82,7 +95,10 @@ export const connect = withReconnectHint<CommandInput<typeof inboxConnectSpec>>(
     if (!t) throw new AuthError(`the mailbox was not connected: ${got.get('error') ?? 'no token'}`);
     store.set('inbox_token', t);
     const st = await client.inboxStatus(t);
-    return { data: { connected: st.connected, provider: st.provider, email: st.email, ...(opts.showToken ? { inbox_token: t } : {}) }, format: 'json' };
+    return {
+      data: { connected: st.connected, provider: st.provider, email: st.email, ...(opts.showToken ? { inbox_token: t } : {}) },
+      format: 'json',
+    };
   } finally {
     server.close();
   }
@@ -90,12 +106,28 @@ export const connect = withReconnectHint<CommandInput<typeof inboxConnectSpec>>(
 
 export const status = withReconnectHint<object>(async (ctx) => {
   const st = await clientFor(ctx).inboxStatus(token(ctx));
-  return { data: st, table: () => renderKeyValues('Mailbox', [['Connected', st.connected ? 'yes' : 'no'], ['Provider', st.provider], ['Address', st.email]]) };
+  return {
+    data: st,
+    table: () =>
+      renderKeyValues('Mailbox', [
+        ['Connected', st.connected ? 'yes' : 'no'],
+        ['Provider', st.provider],
+        ['Address', st.email],
+      ]),
+  };
 });
 
 export const list = withReconnectHint<CommandInput<typeof inboxListSpec>>(async (ctx, opts) => {
   const r = await search(ctx, opts);
-  return { data: r, table: () => renderTable({ title: `${r.count} statement files`, head: ['file', 'type', 'sender', 'date', 'size'], rows: r.files.map((f) => [f.original_filename, f.cas_type, f.sender_email, f.message_date, f.size]) }) };
+  return {
+    data: r,
+    table: () =>
+      renderTable({
+        title: `${r.count} statement files`,
+        head: ['file', 'type', 'sender', 'date', 'size'],
+        rows: r.files.map((f) => [f.original_filename, f.cas_type, f.sender_email, f.message_date, f.size]),
+      }),
+  };
 });
 
 export const download = withReconnectHint<CommandInput<typeof inboxDownloadSpec>>(async (ctx, opts): Promise<Result> => {
@@ -114,7 +146,11 @@ export const download = withReconnectHint<CommandInput<typeof inboxDownloadSpec>
   const store = await configStore(ctx.env);
   const { parseSaved } = await import('../parse-core.js');
   const pan = store.get('pan') as string | undefined;
-  return { exitCode: await parseSaved(saved, { explicit: ctx.env.CAS_PDF_PASSWORD, candidates: pan ? [pan.toUpperCase()] : [] }, (t) => emit(t, ctx.opts.output)) };
+  return {
+    exitCode: await parseSaved(saved, { explicit: ctx.env.CAS_PDF_PASSWORD, candidates: pan ? [pan.toUpperCase()] : [] }, (t) =>
+      emit(t, ctx.opts.output),
+    ),
+  };
 });
 
 export const disconnect = withReconnectHint<object>(async (ctx) => {

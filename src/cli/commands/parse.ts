@@ -49,10 +49,17 @@ function parseOpts(flags: ParseFlags): ParseOptions {
   return { type, broker: flags.broker };
 }
 
-const isPasswordError = (o: FileOutcome): boolean => !o.ok && (o.error?.code === 'PasswordRequired' || o.error?.code === 'IncorrectPassword');
+const isPasswordError = (o: FileOutcome): boolean =>
+  !o.ok && (o.error?.code === 'PasswordRequired' || o.error?.code === 'IncorrectPassword');
 
 /** On a terminal, ask for the password (hidden) up to three times. */
-async function promptForPassword(ctx: Context, o: FileOutcome, plan: PasswordPlan, opts: ParseOptions & { detectOnly?: boolean }, stdinBytes?: Uint8Array): Promise<FileOutcome> {
+async function promptForPassword(
+  ctx: Context,
+  o: FileOutcome,
+  plan: PasswordPlan,
+  opts: ParseOptions & { detectOnly?: boolean },
+  stdinBytes?: Uint8Array,
+): Promise<FileOutcome> {
   const { password } = await import('@inquirer/prompts');
   let current = o;
   for (let attempt = 1; attempt <= 3 && isPasswordError(current); attempt++) {
@@ -69,7 +76,8 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
   const inputs = flags.files;
   const opts = { ...parseOpts(flags), detectOnly: Boolean(flags.detectOnly) };
   if (flags.csv && flags.detectOnly) throw new UsageError('--csv and --detect-only cannot be combined');
-  if (flags.outDir && (flags.csv || ctx.opts.output)) throw new UsageError('--out-dir writes one JSON file per input: it cannot be combined with --csv or --output');
+  if (flags.outDir && (flags.csv || ctx.opts.output))
+    throw new UsageError('--out-dir writes one JSON file per input: it cannot be combined with --csv or --output');
   const files = await expandInputs(inputs);
   if (!files.length) throw new UsageError('no PDF files found in the given folder');
   if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be given only once');
@@ -105,7 +113,8 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
   if (flags.names === 'real' && !opts.detectOnly && !flags.csv && (flags.outDir || ctx.format !== 'table' || ctx.opts.json)) {
     // Real names at the edge (names.ts): the parsers never see them.
     const { parseResultToReal } = await import('../../schema/dialect.js');
-    for (const o of outcomes) if (o.ok && o.result) o.result = { ...o.result, data: parseResultToReal(o.result.data) as typeof o.result.data };
+    for (const o of outcomes)
+      if (o.ok && o.result) o.result = { ...o.result, data: parseResultToReal(o.result.data) as typeof o.result.data };
   }
   const ok = outcomes.filter((o) => o.ok);
   const failed = outcomes.filter((o) => !o.ok);
@@ -113,13 +122,16 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
     const label = o.file === '-' ? 'stdin' : o.file;
     if (!o.ok) {
       let msg = o.error?.message ?? 'failed';
-      if (isPasswordError(o) && !ctx.interactive) msg += ctx.opts.input === false ? ' (--no-input: no prompt)' : ' (no terminal to prompt on)';
+      if (isPasswordError(o) && !ctx.interactive)
+        msg += ctx.opts.input === false ? ' (--no-input: no prompt)' : ' (no terminal to prompt on)';
       process.stderr.write(`${chalk.red('error:')} ${label}: ${msg}\n`);
       continue;
     }
     if (mode === 'smart' && o.detection && !ctx.opts.quiet) {
       const d = o.detection;
-      ctx.log(`${label}: ${d.type}${d.issuer !== d.type ? ` (${d.issuer}${d.form ? `, ${d.form}` : ''})` : d.form ? ` (${d.form})` : ''}; evidence: ${d.evidence.join('; ')}`);
+      ctx.log(
+        `${label}: ${d.type}${d.issuer !== d.type ? ` (${d.issuer}${d.form ? `, ${d.form}` : ''})` : d.form ? ` (${d.form})` : ''}; evidence: ${d.evidence.join('; ')}`,
+      );
     }
     for (const w of o.result?.warnings ?? []) ctx.warn(`${label}: ${w.message}`);
   }
@@ -132,15 +144,23 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
       const det = ok.map((o) => ({ file: o.file, ...o.detection }));
       result = det.length === 1 ? { data: det[0], format: 'json', pretty: true } : { lines: det };
     } else if (flags.csv) {
-      const statements = ok.filter((o) => o.result && isStatement(o.result.data)).map((o) => ({ file: o.file, data: o.result!.data as ParsedStatement }));
+      const statements = ok
+        .filter((o) => o.result && isStatement(o.result.data))
+        .map((o) => ({ file: o.file, data: o.result!.data as ParsedStatement }));
       if (!statements.length) throw new UsageError('--csv applies to statements; contract notes have no holdings or scheme transactions');
       result = { text: statementCsv(flags.csv, statements) };
     } else {
-      const table = (): string => ok.map((o) => {
-        const d = o.result!.data;
-        return isStatement(d) ? statementTables(o.file, d, Boolean(flags.transactions)) : contractNoteTables(o.file, d as ContractNote);
-      }).join('\n');
-      result = ok.length === 1 && outcomes.length === 1 ? { data: ok[0].result!.data, table, pretty: true } : { lines: ok.map((o) => o.result!.data), ...(ctx.format === 'table' ? { text: table() } : {}) };
+      const table = (): string =>
+        ok
+          .map((o) => {
+            const d = o.result!.data;
+            return isStatement(d) ? statementTables(o.file, d, Boolean(flags.transactions)) : contractNoteTables(o.file, d as ContractNote);
+          })
+          .join('\n');
+      result =
+        ok.length === 1 && outcomes.length === 1
+          ? { data: ok[0].result!.data, table, pretty: true }
+          : { lines: ok.map((o) => o.result!.data), ...(ctx.format === 'table' ? { text: table() } : {}) };
     }
   }
 

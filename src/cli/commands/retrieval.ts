@@ -30,7 +30,13 @@ async function downloadAll(ctx: Context, client: CasClient, files: { filename: s
   return saved;
 }
 
-async function finish(ctx: Context, client: CasClient, result: { files: { filename: string; url: string }[] }, opts: SaveFlags, pan: string | undefined): Promise<Result> {
+async function finish(
+  ctx: Context,
+  client: CasClient,
+  result: { files: { filename: string; url: string }[] },
+  opts: SaveFlags,
+  pan: string | undefined,
+): Promise<Result> {
   const outDir = path.resolve(String(opts.outDir ?? '.'));
   const saved = await downloadAll(ctx, client, result.files, outDir);
   ctx.log(`${saved.length} statement${saved.length === 1 ? '' : 's'} saved in ${outDir}`);
@@ -40,7 +46,9 @@ async function finish(ctx: Context, client: CasClient, result: { files: { filena
 }
 
 function check(opts: CommandInput<typeof fetchSpec>): { pan: string; bo_id: string; dob: string } {
-  const pan = String(opts.pan ?? '').trim().toUpperCase();
+  const pan = String(opts.pan ?? '')
+    .trim()
+    .toUpperCase();
   const bo = String(opts.boId ?? '').trim();
   const dob = String(opts.dob ?? '').trim();
   if (!PAN.test(pan)) throw new UsageError('--pan must look like ABCDE1234F');
@@ -67,7 +75,10 @@ export const fetchStatements: Handler<CommandInput<typeof fetchSpec>> = async (c
   ctx.log(session.msg);
   const { input } = await import('@inquirer/prompts');
   for (;;) {
-    const otp = await input({ message: 'OTP:', validate: (v) => (/^\d{4,8}$/.test(v.trim()) ? true : 'digits only (4 to 8)') }, { output: process.stderr });
+    const otp = await input(
+      { message: 'OTP:', validate: (v) => (/^\d{4,8}$/.test(v.trim()) ? true : 'digits only (4 to 8)') },
+      { output: process.stderr },
+    );
     try {
       const result = await client.fetchVerify(session.session_id, otp.trim(), n);
       return finish(ctx, client, result, opts, body.pan);
@@ -104,7 +115,10 @@ export const mailback: Handler<CommandInput<typeof mailbackSpec>> = async (ctx, 
   const pan = opts.pan?.toUpperCase();
   if (pan && !PAN.test(pan)) throw new UsageError('--pan must look like ABCDE1234F');
   let password: string;
-  if (opts.passwordFile) password = (opts.passwordFile === '-' ? (await readStdin(4096)).toString('utf8') : await fs.readFile(opts.passwordFile, 'utf8')).replace(/\r?\n$/, '');
+  if (opts.passwordFile)
+    password = (
+      opts.passwordFile === '-' ? (await readStdin(4096)).toString('utf8') : await fs.readFile(opts.passwordFile, 'utf8')
+    ).replace(/\r?\n$/, '');
   else if (!process.stdin.isTTY && ctx.opts.input !== false) password = (await readStdin(4096)).toString('utf8').replace(/\r?\n$/, '');
   else if (ctx.interactive) {
     const { password: ask } = await import('@inquirer/prompts');
@@ -116,5 +130,10 @@ export const mailback: Handler<CommandInput<typeof mailbackSpec>> = async (ctx, 
   const problem = registrarBPasswordProblem(password);
   if (problem) throw new UsageError(`${problem} (registrar_b's rule: 8+ characters with upper, lower, digit and special)`);
   const r = await client.mailback({ email, from_date: from, to_date: to, password, ...(pan ? { pan_no: pan } : {}) });
-  return { data: r, notes: ['Expect an email from registrar_b with a password-protected PDF; open it with the password you chose, or parse it: cas parse FILE --password-file FILE'] };
+  return {
+    data: r,
+    notes: [
+      'Expect an email from registrar_b with a password-protected PDF; open it with the password you chose, or parse it: cas parse FILE --password-file FILE',
+    ],
+  };
 };

@@ -36,7 +36,8 @@ export const serve: Handler<CommandInput<typeof serveSpec>> = async (_ctx, opts)
   if (opts.mailbackProvider !== undefined) config.providers.mailback = provider(opts.mailbackProvider, 'mailback');
   if (typeof opts.upstreamUrl === 'string') config.providers.upstreamUrl = opts.upstreamUrl;
   if (opts.kycProvider !== undefined) {
-    if (opts.kycProvider !== 'sandbox' && opts.kycProvider !== 'recorded' && opts.kycProvider !== 'none') throw new UsageError('--kyc-provider takes sandbox, recorded or none');
+    if (opts.kycProvider !== 'sandbox' && opts.kycProvider !== 'recorded' && opts.kycProvider !== 'none')
+      throw new UsageError('--kyc-provider takes sandbox, recorded or none');
     config.kyc.provider = opts.kycProvider;
   }
   if (typeof opts.kycDir === 'string') config.kyc.dir = (await import('node:path')).resolve(opts.kycDir);
@@ -50,15 +51,23 @@ export const serve: Handler<CommandInput<typeof serveSpec>> = async (_ctx, opts)
   const tlsProblem = (await import('../../server/inbound.js')).mailTlsProblem(config.mail);
   if (tlsProblem) throw new UsageError(tlsProblem);
   const ttl = config.mail.linkTtlSeconds;
-  if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1)) throw new UsageError('CAS_INBOUND_LINK_TTL_SECONDS takes a whole number of seconds, 1 or more');
+  if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1))
+    throw new UsageError('CAS_INBOUND_LINK_TTL_SECONDS takes a whole number of seconds, 1 or more');
   if (config.kyc.provider === 'recorded' && !config.kyc.dir) throw new UsageError('--kyc-provider recorded needs --kyc-dir');
-  if ((config.providers.fetch === 'http' || config.providers.mailback === 'http') && !config.providers.upstreamUrl) throw new UsageError('the http providers need --upstream-url or CAS_UPSTREAM_URL');
+  if ((config.providers.fetch === 'http' || config.providers.mailback === 'http') && !config.providers.upstreamUrl)
+    throw new UsageError('the http providers need --upstream-url or CAS_UPSTREAM_URL');
   const { startServer } = await import('../../server/index.js');
   const server = await startServer(config, (m) => process.stderr.write(`${m}\n`));
   process.removeAllListeners('SIGINT');
   // A stray error in one request must not take the service down: log it (no stack to clients).
-  process.on('uncaughtException', (err) => process.stderr.write(`${JSON.stringify({ t: new Date().toISOString(), level: 'error', msg: String(err?.message ?? err) })}\n`));
-  process.on('unhandledRejection', (err) => process.stderr.write(`${JSON.stringify({ t: new Date().toISOString(), level: 'error', msg: String((err as Error)?.message ?? err) })}\n`));
+  process.on('uncaughtException', (err) =>
+    process.stderr.write(`${JSON.stringify({ t: new Date().toISOString(), level: 'error', msg: String(err?.message ?? err) })}\n`),
+  );
+  process.on('unhandledRejection', (err) =>
+    process.stderr.write(
+      `${JSON.stringify({ t: new Date().toISOString(), level: 'error', msg: String((err as Error)?.message ?? err) })}\n`,
+    ),
+  );
   const stop = (sig: string): void => {
     process.stderr.write(`cas serve: ${sig}, finishing in-flight requests\n`);
     void server.close().then(() => process.exit(0));
@@ -69,10 +78,13 @@ export const serve: Handler<CommandInput<typeof serveSpec>> = async (_ctx, opts)
 };
 
 /** The administration commands open the database directly (no HTTP). */
-async function withKeys<T>(opts: { db?: string; dataDir?: string }, use: (db: import('better-sqlite3').Database, keys: typeof import('../../server/keys.js')) => Promise<T>): Promise<T> {
+async function withKeys<T>(
+  opts: { db?: string; dataDir?: string },
+  use: (db: import('better-sqlite3').Database, keys: typeof import('../../server/store/keys.js')) => Promise<T>,
+): Promise<T> {
   const config = await serverConfig(opts);
   const { openDb } = await import('../../server/db.js');
-  const keys = await import('../../server/keys.js');
+  const keys = await import('../../server/store/keys.js');
   const db = openDb(config.dbPath);
   try {
     return await use(db, keys);
@@ -81,51 +93,82 @@ async function withKeys<T>(opts: { db?: string; dataDir?: string }, use: (db: im
   }
 }
 
-export const keysCreate: Handler<CommandInput<typeof keysCreateSpec>> = async (_ctx, opts) => withKeys(opts, async (db, keys) => {
-  const credits = opts.credits === undefined ? 0 : Number(opts.credits);
-  if (!Number.isFinite(credits) || credits < 0) throw new UsageError('--credits takes a number of 0 or more');
-  let rate: number | null = null;
-  if (opts.rate !== undefined) {
-    const m = /^(\d+)(?:\/min)?$/.exec(opts.rate);
-    if (!m || Number(m[1]) < 1) throw new UsageError('--rate takes requests per minute, e.g. 60 or 60/min');
-    rate = Number(m[1]);
-  }
-  const { key, row } = keys.createKey(db, { credits, unlimited: Boolean(opts.unlimited), rate, name: opts.name ?? null });
-  // Shown once: the key is the data of this command (stdout); only its hash is stored.
-  return { data: { id: row.id, api_key: key, credits: row.unlimited ? null : credits, unlimited: Boolean(row.unlimited), rate_per_min: rate }, table: () => `${key}\n`, notes: [`key ${row.id} created; this is the only time it is shown`] };
-});
+export const keysCreate: Handler<CommandInput<typeof keysCreateSpec>> = async (_ctx, opts) =>
+  withKeys(opts, async (db, keys) => {
+    const credits = opts.credits === undefined ? 0 : Number(opts.credits);
+    if (!Number.isFinite(credits) || credits < 0) throw new UsageError('--credits takes a number of 0 or more');
+    let rate: number | null = null;
+    if (opts.rate !== undefined) {
+      const m = /^(\d+)(?:\/min)?$/.exec(opts.rate);
+      if (!m || Number(m[1]) < 1) throw new UsageError('--rate takes requests per minute, e.g. 60 or 60/min');
+      rate = Number(m[1]);
+    }
+    const { key, row } = keys.createKey(db, { credits, unlimited: Boolean(opts.unlimited), rate, name: opts.name ?? null });
+    // Shown once: the key is the data of this command (stdout); only its hash is stored.
+    return {
+      data: { id: row.id, api_key: key, credits: row.unlimited ? null : credits, unlimited: Boolean(row.unlimited), rate_per_min: rate },
+      table: () => `${key}\n`,
+      notes: [`key ${row.id} created; this is the only time it is shown`],
+    };
+  });
 
-export const keysList: Handler<CommandInput<typeof keysListSpec>> = async (_ctx, opts) => withKeys(opts, async (db, keys) => {
-  const list = keys.listKeys(db);
-  return { data: list, table: () => renderTable({ head: ['id', 'key', 'name', 'credits', 'used', 'rate/min', 'revoked'], rows: list.map((k) => [k.id, k.prefix, k.name, k.unlimited ? 'unlimited' : k.credits, k.used, k.rate_per_min, k.revoked ? 'yes' : '']) }) };
-});
+export const keysList: Handler<CommandInput<typeof keysListSpec>> = async (_ctx, opts) =>
+  withKeys(opts, async (db, keys) => {
+    const list = keys.listKeys(db);
+    return {
+      data: list,
+      table: () =>
+        renderTable({
+          head: ['id', 'key', 'name', 'credits', 'used', 'rate/min', 'revoked'],
+          rows: list.map((k) => [
+            k.id,
+            k.prefix,
+            k.name,
+            k.unlimited ? 'unlimited' : k.credits,
+            k.used,
+            k.rate_per_min,
+            k.revoked ? 'yes' : '',
+          ]),
+        }),
+    };
+  });
 
-export const keysRevoke: Handler<CommandInput<typeof keysRevokeSpec>> = async (_ctx, opts) => withKeys(opts, async (db, keys) => {
-  const id = Number(opts.id);
-  if (!keys.revokeKey(db, id)) throw new UsageError(`no active key with id ${opts.id}`);
-  return { notes: [`key ${id} revoked`] };
-});
+export const keysRevoke: Handler<CommandInput<typeof keysRevokeSpec>> = async (_ctx, opts) =>
+  withKeys(opts, async (db, keys) => {
+    const id = Number(opts.id);
+    if (!keys.revokeKey(db, id)) throw new UsageError(`no active key with id ${opts.id}`);
+    return { notes: [`key ${id} revoked`] };
+  });
 
-export const registryImport: Handler<CommandInput<typeof registryImportSpec>> = async (_ctx, opts) => withKeys(opts, async (db) => {
-  const file = opts.file;
-  const { readFile } = await import('node:fs/promises');
-  const text = await readFile(file, 'utf8');
-  const format = /\.json$/i.test(file) || text.trimStart().startsWith('[') ? 'json' : 'csv';
-  const { importRegistry } = await import('../../server/registry.js');
-  let report;
-  try {
-    report = importRegistry(db, text, format);
-  } catch (err) {
-    throw new UsageError(`${file}: ${(err as Error).message}`);
-  }
-  return { data: report, format: 'json', notes: [`registry: ${report.inserted} inserted, ${report.updated} updated, ${report.unchanged} unchanged, ${report.rejected.length} rejected`], exitCode: report.rejected.length ? 1 : 0 };
-});
+export const registryImport: Handler<CommandInput<typeof registryImportSpec>> = async (_ctx, opts) =>
+  withKeys(opts, async (db) => {
+    const file = opts.file;
+    const { readFile } = await import('node:fs/promises');
+    const text = await readFile(file, 'utf8');
+    const format = /\.json$/i.test(file) || text.trimStart().startsWith('[') ? 'json' : 'csv';
+    const { importRegistry } = await import('../../server/registry.js');
+    let report;
+    try {
+      report = importRegistry(db, text, format);
+    } catch (err) {
+      throw new UsageError(`${file}: ${(err as Error).message}`);
+    }
+    return {
+      data: report,
+      format: 'json',
+      notes: [
+        `registry: ${report.inserted} inserted, ${report.updated} updated, ${report.unchanged} unchanged, ${report.rejected.length} rejected`,
+      ],
+      exitCode: report.rejected.length ? 1 : 0,
+    };
+  });
 
-export const creditsAdd: Handler<CommandInput<typeof creditsAddSpec>> = async (_ctx, opts) => withKeys(opts, async (db, keys) => {
-  const id = Number(opts.id);
-  const n = Number(opts.credits);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError('credits to add must be a positive number');
-  const now = keys.addCredits(db, id, n);
-  if (now === null) throw new UsageError(`no key with id ${opts.id}`);
-  return { notes: [`key ${id} now has ${now} credits`] };
-});
+export const creditsAdd: Handler<CommandInput<typeof creditsAddSpec>> = async (_ctx, opts) =>
+  withKeys(opts, async (db, keys) => {
+    const id = Number(opts.id);
+    const n = Number(opts.credits);
+    if (!Number.isFinite(n) || n <= 0) throw new UsageError('credits to add must be a positive number');
+    const now = keys.addCredits(db, id, n);
+    if (now === null) throw new UsageError(`no key with id ${opts.id}`);
+    return { notes: [`key ${id} now has ${now} credits`] };
+  });

@@ -6,15 +6,37 @@ export const configGetSpec = defineSpec({
   summary: 'print one value (secrets masked unless --reveal)',
   args: ['<key>'],
   examples: ['cas config get base_url', 'cas config get base_url --effective'],
-  options: [{ flags: '--reveal', description: 'print a secret in clear' }, { flags: '--effective', description: 'the value in force: flag > env > config file (source on stderr)' }],
+  options: [
+    { flags: '--reveal', description: 'print a secret in clear' },
+    { flags: '--effective', description: 'the value in force: flag > env > config file (source on stderr)' },
+  ],
 });
-export const configSetSpec = defineSpec({ name: 'set', summary: 'set a value (for secrets: - reads stdin; no value prompts hidden)', args: ['<key>', '[value]'], examples: ['cas config set pan ABCDE1234F'] });
-export const configUnsetSpec = defineSpec({ name: 'unset', summary: 'remove a value', args: ['<key>'], examples: ['cas config unset api_key'] });
-export const configListSpec = defineSpec({ name: 'list', summary: 'list all values (secrets masked)', examples: ['cas config list --json'] });
+export const configSetSpec = defineSpec({
+  name: 'set',
+  summary: 'set a value (for secrets: - reads stdin; no value prompts hidden)',
+  args: ['<key>', '[value]'],
+  examples: ['cas config set pan ABCDE1234F'],
+});
+export const configUnsetSpec = defineSpec({
+  name: 'unset',
+  summary: 'remove a value',
+  args: ['<key>'],
+  examples: ['cas config unset api_key'],
+});
+export const configListSpec = defineSpec({
+  name: 'list',
+  summary: 'list all values (secrets masked)',
+  examples: ['cas config list --json'],
+});
 export const configPathSpec = defineSpec({ name: 'path', summary: 'print the config file path', examples: ['cas config path'] });
 
 export const configSpec = defineSpec({
   name: 'config',
-  examples: ['cas config set base_url http://127.0.0.1:8080', 'printf %s "$KEY" | cas config set api_key -', 'cas config list', 'cas config path'],
+  examples: [
+    'cas config set base_url http://127.0.0.1:8080',
+    'printf %s "$KEY" | cas config set api_key -',
+    'cas config list',
+    'cas config path',
+  ],
   subcommands: [configGetSpec, configSetSpec, configUnsetSpec, configListSpec, configPathSpec],
 });

@@ -29,7 +29,8 @@ export const inboundListSpec = defineSpec({
 });
 
 /** `cas inbound get|delete|pause|resume <id>`. */
-const byIdSpec = (name: 'get' | 'delete' | 'pause' | 'resume', summary: string) => defineSpec({ name, summary, args: ['<id>'], examples: [`cas inbound ${name} ie_0123`] });
+const byIdSpec = (name: 'get' | 'delete' | 'pause' | 'resume', summary: string) =>
+  defineSpec({ name, summary, args: ['<id>'], examples: [`cas inbound ${name} ie_0123`] });
 export type InboundByIdSpec = ReturnType<typeof byIdSpec>;
 export const inboundGetSpec = byIdSpec('get', 'show one address');
 export const inboundDeleteSpec = byIdSpec('delete', 'delete an address (final)');
@@ -41,7 +42,11 @@ export const inboundFilesSpec = defineSpec({
   summary: 'list received statement files (and download them)',
   args: ['<id>'],
   examples: ['cas inbound files ie_0123 --since 2026-04-01T00:00:00Z --download statements/'],
-  options: [{ flags: '--since <time>', description: 'ISO date-time' }, { flags: '--limit <n>', description: '1-100' }, { flags: '--download <dir>', description: 'save the PDFs here' }],
+  options: [
+    { flags: '--since <time>', description: 'ISO date-time' },
+    { flags: '--limit <n>', description: '1-100' },
+    { flags: '--download <dir>', description: 'save the PDFs here' },
+  ],
 });
 
 export const verifySignatureSpec = defineSpec({
@@ -58,6 +63,19 @@ export const verifySignatureSpec = defineSpec({
 
 export const inboundSpec = defineSpec({
   name: 'inbound',
-  examples: ['cas inbound create --alias aarav --callback-url https://app.example/hooks/cas', 'cas inbound files ie_0123 --download statements/', 'cas inbound verify-signature --secret-file whsec.txt --header "$SIG" --body-file body.json'],
-  subcommands: [inboundCreateSpec, inboundListSpec, inboundGetSpec, inboundDeleteSpec, inboundPauseSpec, inboundResumeSpec, inboundFilesSpec, verifySignatureSpec],
+  examples: [
+    'cas inbound create --alias aarav --callback-url https://app.example/hooks/cas',
+    'cas inbound files ie_0123 --download statements/',
+    'cas inbound verify-signature --secret-file whsec.txt --header "$SIG" --body-file body.json',
+  ],
+  subcommands: [
+    inboundCreateSpec,
+    inboundListSpec,
+    inboundGetSpec,
+    inboundDeleteSpec,
+    inboundPauseSpec,
+    inboundResumeSpec,
+    inboundFilesSpec,
+    verifySignatureSpec,
+  ],
 });

@@ -42,10 +42,20 @@ export const inboxDownloadSpec = defineSpec({
 });
 
 export const inboxStatusSpec = defineSpec({ name: 'status', summary: 'is the mailbox connected?', examples: ['cas inbox status'] });
-export const inboxDisconnectSpec = defineSpec({ name: 'disconnect', summary: 'revoke the mailbox access', examples: ['cas inbox disconnect'] });
+export const inboxDisconnectSpec = defineSpec({
+  name: 'disconnect',
+  summary: 'revoke the mailbox access',
+  examples: ['cas inbox disconnect'],
+});
 
 export const inboxSpec = defineSpec({
   name: 'inbox',
-  examples: ['cas inbox connect --provider gmail', 'cas inbox connect --provider imap --host imap.example.com --user me@example.com --password-file app-pw.txt', 'cas inbox list --from 2026-01-01 --type registrar_a', 'cas inbox download --out-dir statements --parse', 'cas inbox disconnect'],
+  examples: [
+    'cas inbox connect --provider gmail',
+    'cas inbox connect --provider imap --host imap.example.com --user me@example.com --password-file app-pw.txt',
+    'cas inbox list --from 2026-01-01 --type registrar_a',
+    'cas inbox download --out-dir statements --parse',
+    'cas inbox disconnect',
+  ],
   subcommands: [inboxConnectSpec, inboxStatusSpec, inboxListSpec, inboxDownloadSpec, inboxDisconnectSpec],
 });

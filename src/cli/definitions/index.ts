@@ -7,25 +7,93 @@
 import type { CommandEntry, OptionDef } from '../command.js';
 
 export const COMMANDS: readonly CommandEntry[] = [
-  { name: 'parse', summary: 'Parse statement PDFs locally into the unified JSON structure', load: () => import('./parse.js').then((m) => m.parseSpec) },
-  { name: 'smart', summary: 'Detect the statement type, report the evidence, and parse', load: () => import('./parse.js').then((m) => m.smartSpec) },
-  { name: 'gains', summary: 'Realised capital gains of mutual fund units (FIFO, Indian tax rules by date; Schedule 112A CSV)', load: () => import('./gains.js').then((m) => m.gainsSpec) },
-  { name: 'schema', summary: 'Print the JSON Schema (draft 2020-12) of a resource, or list resource names', load: () => import('./schema.js').then((m) => m.schemaSpec) },
-  { name: 'config', summary: 'Read and write the config file (api_key, base_url, pan, inbox_token)', load: () => import('./config.js').then((m) => m.configSpec) },
-  { name: 'fetch', summary: 'Fetch depository_a statements with an OTP (asks for it on a terminal)', load: () => import('./retrieval.js').then((m) => m.fetchSpec) },
-  { name: 'verify-otp', summary: 'Complete a depository_a fetch with its OTP (the scripted second step)', load: () => import('./retrieval.js').then((m) => m.verifyOtpSpec) },
-  { name: 'mailback', summary: 'Ask registrar_b to email a statement (password-protected with your password)', load: () => import('./retrieval.js').then((m) => m.mailbackSpec) },
-  { name: 'verify-regulator', summary: 'Verify a market-regulator registration by number, or by name and category', load: () => import('./verify.js').then((m) => m.verifyRegulatorSpec) },
-  { name: 'kyc', summary: 'KYC status of a PAN across the five KYC registration agencies', load: () => import('./verify.js').then((m) => m.kycSpec) },
-  { name: 'locker', summary: 'Identity documents from the document locker (consent, then records)', load: () => import('./verify.js').then((m) => m.lockerSpec) },
-  { name: 'inbound', summary: 'Forwarding addresses: create, list, pause, and read the statement files they receive', load: () => import('./inbound.js').then((m) => m.inboundSpec) },
-  { name: 'inbox', summary: 'Connected mailbox: find statement emails and download their PDFs', load: () => import('./inbox.js').then((m) => m.inboxSpec) },
+  {
+    name: 'parse',
+    summary: 'Parse statement PDFs locally into the unified JSON structure',
+    load: () => import('./parse.js').then((m) => m.parseSpec),
+  },
+  {
+    name: 'smart',
+    summary: 'Detect the statement type, report the evidence, and parse',
+    load: () => import('./parse.js').then((m) => m.smartSpec),
+  },
+  {
+    name: 'gains',
+    summary: 'Realised capital gains of mutual fund units (FIFO, Indian tax rules by date; Schedule 112A CSV)',
+    load: () => import('./gains.js').then((m) => m.gainsSpec),
+  },
+  {
+    name: 'schema',
+    summary: 'Print the JSON Schema (draft 2020-12) of a resource, or list resource names',
+    load: () => import('./schema.js').then((m) => m.schemaSpec),
+  },
+  {
+    name: 'config',
+    summary: 'Read and write the config file (api_key, base_url, pan, inbox_token)',
+    load: () => import('./config.js').then((m) => m.configSpec),
+  },
+  {
+    name: 'fetch',
+    summary: 'Fetch depository_a statements with an OTP (asks for it on a terminal)',
+    load: () => import('./retrieval.js').then((m) => m.fetchSpec),
+  },
+  {
+    name: 'verify-otp',
+    summary: 'Complete a depository_a fetch with its OTP (the scripted second step)',
+    load: () => import('./retrieval.js').then((m) => m.verifyOtpSpec),
+  },
+  {
+    name: 'mailback',
+    summary: 'Ask registrar_b to email a statement (password-protected with your password)',
+    load: () => import('./retrieval.js').then((m) => m.mailbackSpec),
+  },
+  {
+    name: 'verify-regulator',
+    summary: 'Verify a market-regulator registration by number, or by name and category',
+    load: () => import('./verify.js').then((m) => m.verifyRegulatorSpec),
+  },
+  {
+    name: 'kyc',
+    summary: 'KYC status of a PAN across the five KYC registration agencies',
+    load: () => import('./verify.js').then((m) => m.kycSpec),
+  },
+  {
+    name: 'locker',
+    summary: 'Identity documents from the document locker (consent, then records)',
+    load: () => import('./verify.js').then((m) => m.lockerSpec),
+  },
+  {
+    name: 'inbound',
+    summary: 'Forwarding addresses: create, list, pause, and read the statement files they receive',
+    load: () => import('./inbound.js').then((m) => m.inboundSpec),
+  },
+  {
+    name: 'inbox',
+    summary: 'Connected mailbox: find statement emails and download their PDFs',
+    load: () => import('./inbox.js').then((m) => m.inboxSpec),
+  },
   { name: 'credits', summary: 'Show the remaining credits of your API key', load: () => import('./account.js').then((m) => m.creditsSpec) },
-  { name: 'usage', summary: 'Show usage logs, or usage by feature with --summary', load: () => import('./account.js').then((m) => m.usageSpec) },
+  {
+    name: 'usage',
+    summary: 'Show usage logs, or usage by feature with --summary',
+    load: () => import('./account.js').then((m) => m.usageSpec),
+  },
   { name: 'token', summary: 'Create or check short-lived access tokens', load: () => import('./account.js').then((m) => m.tokenSpec) },
-  { name: 'serve', summary: 'Run the cas service (HTTP, SQLite), or administer its keys', load: () => import('./serve.js').then((m) => m.serveSpec) },
-  { name: 'openapi', summary: "Print the service's OpenAPI document (JSON), without starting the service", load: () => import('./schema.js').then((m) => m.openapiSpec) },
-  { name: 'completion', summary: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion.js').then((m) => m.completionSpec) },
+  {
+    name: 'serve',
+    summary: 'Run the cas service (HTTP, SQLite), or administer its keys',
+    load: () => import('./serve.js').then((m) => m.serveSpec),
+  },
+  {
+    name: 'openapi',
+    summary: "Print the service's OpenAPI document (JSON), without starting the service",
+    load: () => import('./schema.js').then((m) => m.openapiSpec),
+  },
+  {
+    name: 'completion',
+    summary: 'Print a shell completion script (bash, zsh, fish)',
+    load: () => import('./completion.js').then((m) => m.completionSpec),
+  },
 ];
 
 /** `-V, --version` is added by commander (listed here for the completion scripts). */
@@ -47,5 +115,10 @@ export const GLOBAL_OPTIONS: readonly OptionDef[] = [
 export const PROGRAM = {
   name: 'cas',
   summary: 'Parse, fetch and verify Indian investor statements into one unified JSON structure.',
-  examples: ['cas parse statement.pdf', 'cas parse statement.pdf | jq .summary.total_value', 'cas smart --detect-only statement.pdf', 'cas schema parsed-statement'],
+  examples: [
+    'cas parse statement.pdf',
+    'cas parse statement.pdf | jq .summary.total_value',
+    'cas smart --detect-only statement.pdf',
+    'cas schema parsed-statement',
+  ],
 } as const;

@@ -8,11 +8,20 @@ const unique = (list: readonly string[]): string[] => [...new Set(list)];
 /** Every `--type` value: the format ids, then their aliases. */
 export const TYPE_CHOICES: readonly string[] = unique([...FORMATS.map((f) => f.id), ...FORMATS.flatMap((f) => f.aliases)]);
 /** Every `--broker` value: the broker ids, then their real values and aliases. */
-export const BROKER_CHOICES: readonly string[] = unique([...BROKERS.map((b) => b.id), ...BROKERS.flatMap((b) => [b.realValue, ...b.aliases])]);
+export const BROKER_CHOICES: readonly string[] = unique([
+  ...BROKERS.map((b) => b.id),
+  ...BROKERS.flatMap((b) => [b.realValue, ...b.aliases]),
+]);
 
 const aliasesOf = (ids: readonly string[], all: readonly string[]): string => all.filter((c) => !ids.includes(c)).join(', ');
-const TYPE_LIST = `${FORMATS.map((f) => f.id).join(' | ')} (aliases: ${aliasesOf(FORMATS.map((f) => f.id), TYPE_CHOICES)})`;
-const BROKER_LIST = `${BROKERS.map((b) => b.id).join(' | ')} (or ${aliasesOf(BROKERS.map((b) => b.id), BROKER_CHOICES)})`;
+const TYPE_LIST = `${FORMATS.map((f) => f.id).join(' | ')} (aliases: ${aliasesOf(
+  FORMATS.map((f) => f.id),
+  TYPE_CHOICES,
+)})`;
+const BROKER_LIST = `${BROKERS.map((b) => b.id).join(' | ')} (or ${aliasesOf(
+  BROKERS.map((b) => b.id),
+  BROKER_CHOICES,
+)})`;
 
 /** The PDF password options of every command that opens statements. */
 export const PASSWORD_OPTIONS = defineOptions([
@@ -35,7 +44,13 @@ const PARSE_OPTIONS = defineOptions([
     choices: BROKER_CHOICES,
     parse: (raw: string) => resolveBroker(raw) ?? fail(`unknown --broker '${raw}'; use ${BROKER_LIST}`),
   },
-  { flags: '--names <names>', description: "names in the JSON: spec (SPEC.md's neutral names) or real (CDSL, NSDL, CAMS_KFINTECH, zerodha, ...)", choices: NAMES_CHOICES, strict: true, default: 'spec' },
+  {
+    flags: '--names <names>',
+    description: "names in the JSON: spec (SPEC.md's neutral names) or real (CDSL, NSDL, CAMS_KFINTECH, zerodha, ...)",
+    choices: NAMES_CHOICES,
+    strict: true,
+    default: 'spec',
+  },
   ...PASSWORD_OPTIONS,
   { flags: '--csv <what>', description: 'write CSV instead of JSON', choices: ['holdings', 'transactions'] as const, strict: true },
   { flags: '--transactions', description: 'include transactions in table output' },

@@ -10,20 +10,38 @@ const SAVE_OPTIONS = defineOptions([
 
 export const fetchSpec = defineSpec({
   name: 'fetch',
-  examples: ['cas fetch --pan ABCDE1234F --bo-id 1208160000123456 --dob 1990-01-31 --out-dir statements --parse', 'cas --no-input fetch --pan ABCDE1234F --bo-id 1208160000123456 --dob 1990-01-31   # prints the session'],
-  options: [{ flags: '--pan <pan>', description: 'PAN of the first holder' }, { flags: '--bo-id <id>', description: '16-digit BO ID' }, { flags: '--dob <date>', description: 'date of birth, YYYY-MM-DD' }, ...SAVE_OPTIONS],
+  examples: [
+    'cas fetch --pan ABCDE1234F --bo-id 1208160000123456 --dob 1990-01-31 --out-dir statements --parse',
+    'cas --no-input fetch --pan ABCDE1234F --bo-id 1208160000123456 --dob 1990-01-31   # prints the session',
+  ],
+  options: [
+    { flags: '--pan <pan>', description: 'PAN of the first holder' },
+    { flags: '--bo-id <id>', description: '16-digit BO ID' },
+    { flags: '--dob <date>', description: 'date of birth, YYYY-MM-DD' },
+    ...SAVE_OPTIONS,
+  ],
 });
 
 export const verifyOtpSpec = defineSpec({
   name: 'verify-otp',
   args: ['<session_id>'],
-  examples: ['cas verify-otp fs_0123abcd --otp 123456 --out-dir statements --parse --pan ABCDE1234F', 'printf 123456 | cas verify-otp fs_0123abcd --otp -'],
-  options: [{ flags: '--otp <otp>', description: 'the OTP (- reads stdin)' }, ...SAVE_OPTIONS, { flags: '--pan <pan>', description: 'PAN, the password of the PDFs (for --parse)' }],
+  examples: [
+    'cas verify-otp fs_0123abcd --otp 123456 --out-dir statements --parse --pan ABCDE1234F',
+    'printf 123456 | cas verify-otp fs_0123abcd --otp -',
+  ],
+  options: [
+    { flags: '--otp <otp>', description: 'the OTP (- reads stdin)' },
+    ...SAVE_OPTIONS,
+    { flags: '--pan <pan>', description: 'PAN, the password of the PDFs (for --parse)' },
+  ],
 });
 
 export const mailbackSpec = defineSpec({
   name: 'mailback',
-  examples: ['cas mailback --email me@example.com --from 2025-04-01 --to 2026-03-31 --password-file pw.txt', 'printf %s "$PW" | cas mailback --email me@example.com --from 2025-04-01 --to 2026-03-31'],
+  examples: [
+    'cas mailback --email me@example.com --from 2025-04-01 --to 2026-03-31 --password-file pw.txt',
+    'printf %s "$PW" | cas mailback --email me@example.com --from 2025-04-01 --to 2026-03-31',
+  ],
   options: [
     { flags: '--email <email>', description: 'where the statement is sent' },
     { flags: '--from <date>', description: 'period start, YYYY-MM-DD' },

@@ -11,5 +11,13 @@ export const schemaSpec = defineSpec({
 export const openapiSpec = defineSpec({
   name: 'openapi',
   examples: ['cas openapi > openapi.json', 'cas openapi --names real | jq ".paths | keys"'],
-  options: [{ flags: '--names <names>', description: 'dialect of the shared paths: spec (SPEC.md names) or real', choices: NAMES_CHOICES, strict: true, default: 'spec' }],
+  options: [
+    {
+      flags: '--names <names>',
+      description: 'dialect of the shared paths: spec (SPEC.md names) or real',
+      choices: NAMES_CHOICES,
+      strict: true,
+      default: 'spec',
+    },
+  ],
 });

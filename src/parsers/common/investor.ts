@@ -50,7 +50,8 @@ export function readInvestorBlock(lines: readonly Line[], o: InvestorBlockOption
   const max = o.maxLines ?? 14;
   // The block's left edge: the leftmost start among the first few lines.
   let left = Infinity;
-  for (let k = o.start; k < Math.min(lines.length, o.start + 4); k++) if (lines[k].words.length) left = Math.min(left, lines[k].words[0].x0);
+  for (let k = o.start; k < Math.min(lines.length, o.start + 4); k++)
+    if (lines[k].words.length) left = Math.min(left, lines[k].words[0].x0);
   let i = o.start;
   // After `Mobile` (email and name seen) only labelled fields (a PAN line) still belong to the block.
   let done = false;

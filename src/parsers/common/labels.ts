@@ -9,7 +9,10 @@ import type { Line, Word } from '../../pdf/model.js';
 
 /** Lower case, every run of non-alphanumerics one space: `Buy(B) / Sell(S)` -> `buy b sell s`. */
 export function normText(s: string): string {
-  return s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 }
 
 /** A line's body font size (first piece), for gap thresholds. */
@@ -17,7 +20,11 @@ export function lineSize(line: Line): number {
   return line.pieces[0]?.size || 7;
 }
 
-interface Tok { t: string; w: number; last: boolean }
+interface Tok {
+  t: string;
+  w: number;
+  last: boolean;
+}
 
 function tokens(words: Word[]): Tok[] {
   const out: Tok[] = [];
@@ -35,7 +42,13 @@ function cellStart(words: Word[], k: number, size: number): boolean {
   return words[k].x0 - prev.x1 > size * 0.8 || /:$/.test(prev.text);
 }
 
-export interface LabelHit { line: number; start: number; end: number; x0: number; x1: number }
+export interface LabelHit {
+  line: number;
+  start: number;
+  end: number;
+  x0: number;
+  x1: number;
+}
 
 /** Every place on a line where one of `labels` (normalised word lists) starts a cell; longest label wins. */
 export function findLabels(line: Line, labels: string[][]): { start: number; end: number }[] {
@@ -86,7 +99,11 @@ export function labelValue(lines: Line[], wanted: string[][], others: string[][]
         if (vals.length && w.x0 - vals[vals.length - 1].x1 > size * 1.5) break;
         vals.push(w);
       }
-      let text = vals.map((w) => w.text).join(' ').replace(/^:\s*/, '').trim();
+      let text = vals
+        .map((w) => w.text)
+        .join(' ')
+        .replace(/^:\s*/, '')
+        .trim();
       if (!text) {
         // A header row over a value row: the words under the label, up to the next label.
         const x0 = words[h.start].x0 - size;
@@ -103,7 +120,11 @@ export function labelValue(lines: Line[], wanted: string[][], others: string[][]
             if (under.length && w.x0 - under[under.length - 1].x1 > size * 1.5) break;
             under.push(w);
           }
-          if (!findLabels(below, others).length) text = under.map((w) => w.text).join(' ').trim();
+          if (!findLabels(below, others).length)
+            text = under
+              .map((w) => w.text)
+              .join(' ')
+              .trim();
         }
       }
       const v = text ? accept(text) : null;

@@ -196,7 +196,16 @@ export function matchStackedHeader(
         // Beside a label on its line, within a space or two: a parenthesised word belongs to the
         // label before it (`Amount (INR)`), another word to the label after it (`Unit Balance`)
         // when there is one, else to the one before.
-        const near = (s: Span & { line: number }, after: boolean): number => (s.line !== w.line ? Infinity : after ? (w.x1 <= s.x0 + 0.5 ? s.x0 - w.x1 : Infinity) : s.x1 <= w.x0 + 0.5 ? w.x0 - s.x1 : Infinity);
+        const near = (s: Span & { line: number }, after: boolean): number =>
+          s.line !== w.line
+            ? Infinity
+            : after
+              ? w.x1 <= s.x0 + 0.5
+                ? s.x0 - w.x1
+                : Infinity
+              : s.x1 <= w.x0 + 0.5
+                ? w.x0 - s.x1
+                : Infinity;
         const pickSide = (after: boolean): (Span & { line: number }) | undefined => {
           let gap = size * 1.2;
           let found: (Span & { line: number }) | undefined;
@@ -209,7 +218,7 @@ export function matchStackedHeader(
           }
           return found;
         };
-        best = /^\(.*\)$/.test(w.text) ? pickSide(false) ?? pickSide(true) : pickSide(true) ?? pickSide(false);
+        best = /^\(.*\)$/.test(w.text) ? (pickSide(false) ?? pickSide(true)) : (pickSide(true) ?? pickSide(false));
       }
       if (best) {
         best.x0 = Math.min(best.x0, w.x0);
@@ -221,7 +230,10 @@ export function matchStackedHeader(
     let used = n;
     for (let k = n; k < window.length; k++) {
       const ws = window[k].words;
-      const under = ws.length > 0 && ws.length <= spans.length && ws.every((w) => headerWord(w.text) && spans.some((s) => Math.min(w.x1, s.x1) - Math.max(w.x0, s.x0) > 0));
+      const under =
+        ws.length > 0 &&
+        ws.length <= spans.length &&
+        ws.every((w) => headerWord(w.text) && spans.some((s) => Math.min(w.x1, s.x1) - Math.max(w.x0, s.x0) > 0));
       if (!under || window[k].y - window[k - 1].y > size * 1.8) break;
       for (const w of ws) {
         const s = spans.find((sp) => Math.min(w.x1, sp.x1) - Math.max(w.x0, sp.x0) > 0)!;
@@ -247,7 +259,12 @@ export function mergeSplitRows(lines: readonly Line[]): Line[] {
     const prev = out[out.length - 1];
     if (prev && prev.page === l.page && Math.abs(l.y - prev.y) < Math.min(lineSize(prev), lineSize(l)) * 0.5 && !overlaps(prev, l)) {
       const pieces = [...prev.pieces, ...l.pieces].sort((a, b) => a.x0 - b.x0);
-      out[out.length - 1] = { ...prev, pieces, words: [...prev.words, ...l.words].sort((a, b) => a.x0 - b.x0), text: pieces.map((p) => p.text).join('  ') };
+      out[out.length - 1] = {
+        ...prev,
+        pieces,
+        words: [...prev.words, ...l.words].sort((a, b) => a.x0 - b.x0),
+        text: pieces.map((p) => p.text).join('  '),
+      };
       continue;
     }
     out.push(l);

@@ -44,14 +44,28 @@ export function headerColumns(lines: Line[], first: number, last: number): Heade
       c.parts.push(s);
     } else clusters.push({ x0: s.x0, x1: s.x1, parts: [s] });
   }
-  return clusters.map((c) => ({ x0: c.x0, x1: c.x1, label: normText(c.parts.sort((a, b) => a.y - b.y || a.x0 - b.x0).map((p) => p.text).join(' ')) }));
+  return clusters.map((c) => ({
+    x0: c.x0,
+    x1: c.x1,
+    label: normText(
+      c.parts
+        .sort((a, b) => a.y - b.y || a.x0 - b.x0)
+        .map((p) => p.text)
+        .join(' '),
+    ),
+  }));
 }
 
 /**
  * The block of header-like lines starting at `i` (same page, close together, at most `max`),
  * or null when line i is not header-like.
  */
-export function headerBlockAt(lines: Line[], i: number, isHeaderLike: (l: Line) => boolean, max = 8): { first: number; last: number } | null {
+export function headerBlockAt(
+  lines: Line[],
+  i: number,
+  isHeaderLike: (l: Line) => boolean,
+  max = 8,
+): { first: number; last: number } | null {
   if (!isHeaderLike(lines[i])) return null;
   let last = i;
   while (last + 1 < lines.length && last - i + 1 < max) {

@@ -77,24 +77,31 @@ const ROLES: [string, boolean, RegExp][] = [
 ];
 
 /** Every word a header of these statements is made of (lower case, letters and digits only). */
-const VOCAB = new Set(`isin ucc stock symbol company name face value no of shares quantity market price in nav units unit
+const VOCAB = new Set(
+  `isin ucc stock symbol company name face value no of shares quantity market price in nav units unit
   description security bonds coupon rate maturity date current bal balance frozen pledge setup free closing opening
   credit debit order transaction particulars scheme folio average cost per total unrealised profitloss profit loss
   annualised return valuation invested cumulative amount tier pension fund manager policy insurer plan life assured
   status frequency sum premium amc rta account type details isins schemes rs inr locked lent pending demat remat transit
-  confirmed pledged earmarked safekeep lockin a b c d e f`.split(/\s+/).filter(Boolean));
+  confirmed pledged earmarked safekeep lockin a b c d e f`
+    .split(/\s+/)
+    .filter(Boolean),
+);
 
 const norm = (w: string): string => w.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /** Header labels of these statements (and their synonyms), as word lists, to split merged pieces. */
-const LABELS: string[][] = `ISIN|ISIN UCC|UCC|Security|Security Name|ISIN Name|Current Bal|Current Balance|Frozen Bal|Pledge Bal|Pledge Setup Bal|Free Bal
+const LABELS: string[][] =
+  `ISIN|ISIN UCC|UCC|Security|Security Name|ISIN Name|Current Bal|Current Balance|Frozen Bal|Pledge Bal|Pledge Setup Bal|Free Bal
   |Market Price / Face Value|Market Price|Rate|Value in|Market Value|Stock Symbol|Company Name|Face Value|No. of Shares|Quantity|No. of Units|NAV
   |ISIN Description|Security Description|Coupon Rate|Maturity Date|No. of Bonds|Folio No.|Average Cost Per Units|Total Cost|Current NAV per unit
   |Current Value|Unrealised Profit/(Loss)|Annualised Return(%)|Cumulative Amount Invested (in INR)|Date|Transaction Particulars|Description|Particulars|Order No|Credit|Debit
   |Closing Balance|Opening Balance|Scheme Name|Closing Bal (Units)|Closing Balance Units|Units|Cumulative Amount Invested|Invested Value
   |Valuation|Tier|Pension Fund Manager|Fund Manager|Scheme|Policy No.|Insurer|Plan Name|Life Assured|Status|Frequency|Sum Assured|Premium
   |AMC Name|RTA|Account Type|Account Details|No. of ISINs / Schemes|Value Rs|Value INR`
-  .split('|').map((l) => l.split(/\s+/).map(norm).filter(Boolean)).filter((l) => l.length);
+    .split('|')
+    .map((l) => l.split(/\s+/).map(norm).filter(Boolean))
+    .filter((l) => l.length);
 
 /** Words that are a contiguous part of some label (rupee marks and punctuation are neutral). */
 function isFragment(ws: Word[]): boolean {
@@ -197,8 +204,22 @@ export function readHeader(lines: Line[], i: number): Grid | null {
   const size = (l: Line): number => Math.max(5, ...l.words.map(() => 0), lineSize(l));
   let a = i;
   let b = i;
-  while (a > 0 && a > i - 19 && lines[a - 1].page === lines[a].page && lines[a].y - lines[a - 1].y <= size(lines[a]) * 2.1 && isHeaderLine(lines[a - 1], true)) a--;
-  while (b + 1 < lines.length && b < a + 19 && lines[b + 1].page === lines[b].page && lines[b + 1].y - lines[b].y <= size(lines[b]) * 2.1 && isHeaderLine(lines[b + 1], true)) b++;
+  while (
+    a > 0 &&
+    a > i - 19 &&
+    lines[a - 1].page === lines[a].page &&
+    lines[a].y - lines[a - 1].y <= size(lines[a]) * 2.1 &&
+    isHeaderLine(lines[a - 1], true)
+  )
+    a--;
+  while (
+    b + 1 < lines.length &&
+    b < a + 19 &&
+    lines[b + 1].page === lines[b].page &&
+    lines[b + 1].y - lines[b].y <= size(lines[b]) * 2.1 &&
+    isHeaderLine(lines[b + 1], true)
+  )
+    b++;
   const group = lines.slice(a, b + 1).map((l) => ({ ...l, words: l.words.flatMap(unglue) }));
   const words = group.flatMap((l, li) => l.words.map((w) => ({ ...w, li })));
   if (!words.some((w) => ANCHORS.has(norm(w.text)))) return null;
@@ -239,7 +260,10 @@ export function readHeader(lines: Line[], i: number): Grid | null {
     .map((ws) => {
       ws.sort((u, v) => u.li - v.li || u.x0 - v.x0);
       // A label drawn twice over itself (a bold or bilingual overprint) counts once.
-      const label = ws.filter((w, k) => !ws.slice(0, k).some((u) => u.text === w.text && Math.min(u.x1, w.x1) - Math.max(u.x0, w.x0) > 0)).map((w) => w.text).join(' ');
+      const label = ws
+        .filter((w, k) => !ws.slice(0, k).some((u) => u.text === w.text && Math.min(u.x1, w.x1) - Math.max(u.x0, w.x0) > 0))
+        .map((w) => w.text)
+        .join(' ');
       const { role, numeric } = roleOf(label);
       return { label, role, numeric, x0: Math.min(...ws.map((w) => w.x0)), x1: Math.max(...ws.map((w) => w.x1)) };
     })

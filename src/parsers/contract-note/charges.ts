@@ -11,17 +11,34 @@ import { alignInOrder, headerColumns } from '../common/stacked-header.js';
 import { genericCharge } from './layouts/generic.js';
 import type { BrokerLayout, ChargeKey } from './layouts/types.js';
 
-const SEGMENT_WORDS = new Set('charges charge particulars description equity cash futures and options f o fo derivatives derivative currency commodity net total segment t 1 nse bse mcx'.split(' '));
+const SEGMENT_WORDS = new Set(
+  'charges charge particulars description equity cash futures and options f o fo derivatives derivative currency commodity net total segment t 1 nse bse mcx'.split(
+    ' ',
+  ),
+);
 
 /** A charges-table header: segment names and a total column, no figures. */
 export function segmentHeader(l: Line): boolean {
   const t = normText(l.text).split(' ').filter(Boolean);
   const j = t.join(' ');
-  return l.pieces.length >= 2 && t.length > 0 && t.every((w) => SEGMENT_WORDS.has(w)) && /\b(equity|futures|f o|derivatives|fo|options|cash)\b/.test(j) && /\btotal\b/.test(j) && !/\d{2}/.test(l.text);
+  return (
+    l.pieces.length >= 2 &&
+    t.length > 0 &&
+    t.every((w) => SEGMENT_WORDS.has(w)) &&
+    /\b(equity|futures|f o|derivatives|fo|options|cash)\b/.test(j) &&
+    /\btotal\b/.test(j) &&
+    !/\d{2}/.test(l.text)
+  );
 }
 
 /** `skip`: lines already read as trade or summary rows. */
-export function readCharges(lines: Line[], from: number, layout: BrokerLayout | undefined, warnings: ParseWarning[], skip: Set<number> = new Set()): Partial<Record<ChargeKey, number>> {
+export function readCharges(
+  lines: Line[],
+  from: number,
+  layout: BrokerLayout | undefined,
+  warnings: ParseWarning[],
+  skip: Set<number> = new Set(),
+): Partial<Record<ChargeKey, number>> {
   const own = layout?.charges.flatMap(([k, ls]) => ls.map((s) => [k, normText(s)] as const)) ?? [];
   const keyOf = (label: string): ChargeKey | 'ignore' | null => own.find(([, s]) => label.startsWith(s))?.[0] ?? genericCharge(label);
   const out: Partial<Record<ChargeKey, number>> = {};
@@ -40,7 +57,15 @@ export function readCharges(lines: Line[], from: number, layout: BrokerLayout | 
     }
     let words = l.words;
     // An amount in words after the figure: `9000.84 Dr ( Nine Thousand ... Only )`.
-    const open = words.findIndex((w, k) => /^\(/.test(w.text) && !isNumber(w.text) && k > 0 && /\)$/.test(words[words.length - 1].text) && words.slice(k).some((x) => /^[a-z]{3,}/i.test(x.text)) && words.slice(0, k).some((x) => isNumber(x.text)));
+    const open = words.findIndex(
+      (w, k) =>
+        /^\(/.test(w.text) &&
+        !isNumber(w.text) &&
+        k > 0 &&
+        /\)$/.test(words[words.length - 1].text) &&
+        words.slice(k).some((x) => /^[a-z]{3,}/i.test(x.text)) &&
+        words.slice(0, k).some((x) => isNumber(x.text)),
+    );
     if (open > 0) words = words.slice(0, open);
     const figures: Word[] = [];
     let labelEnd = words.length;
@@ -62,8 +87,20 @@ export function readCharges(lines: Line[], from: number, layout: BrokerLayout | 
     if (!started && !figures.length) continue;
     // The label starts a cell: the line's first, or one printed beside a paragraph.
     // Row labels may be enumerated: `(e) Securities transaction tax`, `E. Stamp duty`.
-    const clean = (from: number): string => normText(words.slice(from, labelEnd).map((w) => w.text).join(' ')).replace(/^([a-h]|[ivx]+|\d{1,2}) (?=[a-z]{2})/, '');
-    const starts = [0, ...l.pieces.slice(1).map((p) => words.findIndex((w) => w.x0 >= p.x0 - 0.5)).filter((k) => k > 0 && k < labelEnd)];
+    const clean = (from: number): string =>
+      normText(
+        words
+          .slice(from, labelEnd)
+          .map((w) => w.text)
+          .join(' '),
+      ).replace(/^([a-h]|[ivx]+|\d{1,2}) (?=[a-z]{2})/, '');
+    const starts = [
+      0,
+      ...l.pieces
+        .slice(1)
+        .map((p) => words.findIndex((w) => w.x0 >= p.x0 - 0.5))
+        .filter((k) => k > 0 && k < labelEnd),
+    ];
     let label = clean(0);
     let key: ChargeKey | 'ignore' | null = null;
     for (const st of starts) {
@@ -84,10 +121,15 @@ export function readCharges(lines: Line[], from: number, layout: BrokerLayout | 
     }
     if (key) {
       started = true;
-      let v = figures.length ? parseNumber(figures[figures.length - 1].text) ?? 0 : 0;
+      let v = figures.length ? (parseNumber(figures[figures.length - 1].text) ?? 0) : 0;
       if (drcr) v = drcr * Math.abs(v);
       // A label that says which way the money goes sets the sign (negative: payable by client).
-      if (v > 0 && ((key === 'net' && /payable/.test(label) && !/receivable/.test(label)) || (key === 'obligation' && /^pay ?in obligation/.test(label)))) v = -v;
+      if (
+        v > 0 &&
+        ((key === 'net' && /payable/.test(label) && !/receivable/.test(label)) ||
+          (key === 'obligation' && /^pay ?in obligation/.test(label)))
+      )
+        v = -v;
       if (figures.length || !(key in out)) out[key] = key === 'obligation' || key === 'net' ? v : Math.abs(v);
       pendingKey = figures.length ? null : key;
       pendingText = '';
@@ -95,7 +137,8 @@ export function readCharges(lines: Line[], from: number, layout: BrokerLayout | 
       continue;
     }
     if (!started) continue;
-    if (figures.length && label && label.length > 3) warnings.push({ code: 'UnknownChargeRow', message: `charge row '${label}' is not recognised and was left out` });
+    if (figures.length && label && label.length > 3)
+      warnings.push({ code: 'UnknownChargeRow', message: `charge row '${label}' is not recognised and was left out` });
     pendingText = figures.length ? '' : label;
     if (figures.length) pendingKey = null;
   }
@@ -103,8 +146,17 @@ export function readCharges(lines: Line[], from: number, layout: BrokerLayout | 
 }
 
 const COLUMN_CHARGES: [ChargeKey, RegExp][] = [
-  ['obligation', /\bpay ?in\b.*\bobligation\b|\bpay in pay out\b/], ['stt', /\bsecurities transaction tax\b|\bstt\b/], ['brokerage', /\bbrokerage\b/], ['exchange', /\bexchange trans\w*|\btransaction charges\b/],
-  ['clearing', /\bclearing\b/], ['sebi', /\bsebi\b/], ['cgst', /\bcgst\b/], ['sgst', /\bsgst\b/], ['igst', /\bigst\b/], ['stamp', /\bstamp\b/], ['net', /\bnet amount\b/],
+  ['obligation', /\bpay ?in\b.*\bobligation\b|\bpay in pay out\b/],
+  ['stt', /\bsecurities transaction tax\b|\bstt\b/],
+  ['brokerage', /\bbrokerage\b/],
+  ['exchange', /\bexchange trans\w*|\btransaction charges\b/],
+  ['clearing', /\bclearing\b/],
+  ['sebi', /\bsebi\b/],
+  ['cgst', /\bcgst\b/],
+  ['sgst', /\bsgst\b/],
+  ['igst', /\bigst\b/],
+  ['stamp', /\bstamp\b/],
+  ['net', /\bnet amount\b/],
 ];
 
 /**
@@ -116,9 +168,19 @@ export function readChargeColumns(lines: Line[], from: number, skip: Set<number>
   for (let i = from; i < lines.length; i++) {
     if (skip.has(i) || /\d{2}/.test(lines[i].text)) continue;
     let last = i;
-    while (last + 1 < lines.length && last - i < 3 && lines[last + 1].page === lines[i].page && !/\d\.\d/.test(lines[last + 1].text) && lines[last + 1].y - lines[last].y < 14) last++;
+    while (
+      last + 1 < lines.length &&
+      last - i < 3 &&
+      lines[last + 1].page === lines[i].page &&
+      !/\d\.\d/.test(lines[last + 1].text) &&
+      lines[last + 1].y - lines[last].y < 14
+    )
+      last++;
     const cols = headerColumns(lines, i, last).flatMap((c) => {
-      const keys = COLUMN_CHARGES.map(([k, re]) => [k, re.exec(c.label)?.index ?? -1] as const).filter(([, at]) => at >= 0).sort((a, b) => a[1] - b[1]).map(([k]) => k);
+      const keys = COLUMN_CHARGES.map(([k, re]) => [k, re.exec(c.label)?.index ?? -1] as const)
+        .filter(([, at]) => at >= 0)
+        .sort((a, b) => a[1] - b[1])
+        .map(([k]) => k);
       // A cell naming no charge (cess, the segment name) still holds a figure: keep its place.
       return keys.length ? keys.map((key) => ({ ...c, key: key as ChargeKey | null })) : [{ ...c, key: null as ChargeKey | null }];
     });

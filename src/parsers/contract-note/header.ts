@@ -48,7 +48,14 @@ export function readNoteHeader(lines: Line[], layout: BrokerLayout | undefined):
   let name = '';
   for (const l of lines.slice(0, 15)) {
     // The name may share a run with the heading (`... Limited CONTRACT NOTE CUM TAX INVOICE`).
-    const t = l.pieces.map((x) => x.text.split(/\bcontract note\b/i)[0].split(',')[0].trim()).find((x) => COMPANY.test(x));
+    const t = l.pieces
+      .map((x) =>
+        x.text
+          .split(/\bcontract note\b/i)[0]
+          .split(',')[0]
+          .trim(),
+      )
+      .find((x) => COMPANY.test(x));
     if (t) {
       name = t;
       break;
@@ -56,7 +63,19 @@ export function readNoteHeader(lines: Line[], layout: BrokerLayout | undefined):
   }
   return {
     broker: { name, regulator_registration: /\b(INZ\d{9})\b/.exec(text)?.[1] ?? null },
-    client: { name: get('name') ?? '', pan: get('pan'), ucc: get('ucc'), address: get('address'), gst_state_code: get('stateCode'), place_of_supply: get('pos') },
-    info: { contract_note_number: get('cn') ?? '', settlement_number: get('settlementNo'), trade_date: get('tradeDate') ?? '', settlement_date: get('settlementDate') },
+    client: {
+      name: get('name') ?? '',
+      pan: get('pan'),
+      ucc: get('ucc'),
+      address: get('address'),
+      gst_state_code: get('stateCode'),
+      place_of_supply: get('pos'),
+    },
+    info: {
+      contract_note_number: get('cn') ?? '',
+      settlement_number: get('settlementNo'),
+      trade_date: get('tradeDate') ?? '',
+      settlement_date: get('settlementDate'),
+    },
   };
 }

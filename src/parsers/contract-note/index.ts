@@ -28,10 +28,16 @@ const TABLE_END = /^\s*(net\s+total|grand\s+total)\b/i;
 export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType } = {}): ParseResult<ContractNote> {
   const lines = allLines(doc);
   const warnings: ParseWarning[] = [];
-  const headText = lines.slice(0, 30).map((l) => l.text).join('\n');
+  const headText = lines
+    .slice(0, 30)
+    .map((l) => l.text)
+    .join('\n');
   const detected = detectBroker(headText);
   if (opts.broker && opts.broker !== 'unknown' && detected !== 'unknown' && opts.broker !== detected) {
-    throw new DocumentError('TypeMismatch', `--broker ${opts.broker} was given, but this contract note is from ${detected}; refusing to read it with the wrong layout`);
+    throw new DocumentError(
+      'TypeMismatch',
+      `--broker ${opts.broker} was given, but this contract note is from ${detected}; refusing to read it with the wrong layout`,
+    );
   }
   const brokerType: BrokerType = opts.broker ?? detected;
   const layout = brokerType === 'unknown' ? undefined : brokerById(brokerType).labels;
@@ -110,14 +116,20 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
   flush();
 
   if (firstHeader < 0) {
-    throw new DocumentError('ParseFailed', layout && tableLayout
-      ? `the trade table of a ${brokerType} contract note was not found (page 1 onwards); if this note is from another broker, leave out --broker`
-      : 'no trade table found in this contract note (looked for a header naming trade/order numbers, security, buy/sell, quantity and net total on every page)');
+    throw new DocumentError(
+      'ParseFailed',
+      layout && tableLayout
+        ? `the trade table of a ${brokerType} contract note was not found (page 1 onwards); if this note is from another broker, leave out --broker`
+        : 'no trade table found in this contract note (looked for a header naming trade/order numbers, security, buy/sell, quantity and net total on every page)',
+    );
   }
   const head = readNoteHeader(lines.slice(0, firstHeader), layout);
   if (!head.info.trade_date || !head.info.contract_note_number) {
     const page = lines[0]?.page ?? 1;
-    throw new DocumentError('ParseFailed', `no contract note number or trade date found in the note header (page ${page}, before the trade table): this does not read as a contract note`);
+    throw new DocumentError(
+      'ParseFailed',
+      `no contract note number or trade date found in the note header (page ${page}, before the trade table): this does not read as a contract note`,
+    );
   }
 
   let charges = readCharges(lines, firstHeader, layout, warnings, used);
@@ -133,9 +145,16 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
     derivatives_transactions: deriv,
     detailed_trades: trades,
     charges_summary: {
-      cgst: charges.cgst ?? 0, sgst: charges.sgst ?? 0, igst: charges.igst ?? 0, exchange_transaction_charges: charges.exchange ?? 0, regulator_turnover_fees: charges.sebi ?? 0,
-      securities_transaction_tax: charges.stt ?? 0, stamp_duty: charges.stamp ?? 0, taxable_value_brokerage: charges.brokerage ?? 0,
-      pay_in_pay_out_obligation: charges.obligation ?? 0, net_amount_receivable_payable: charges.net ?? 0,
+      cgst: charges.cgst ?? 0,
+      sgst: charges.sgst ?? 0,
+      igst: charges.igst ?? 0,
+      exchange_transaction_charges: charges.exchange ?? 0,
+      regulator_turnover_fees: charges.sebi ?? 0,
+      securities_transaction_tax: charges.stt ?? 0,
+      stamp_duty: charges.stamp ?? 0,
+      taxable_value_brokerage: charges.brokerage ?? 0,
+      pay_in_pay_out_obligation: charges.obligation ?? 0,
+      net_amount_receivable_payable: charges.net ?? 0,
     },
   };
 
@@ -143,8 +162,15 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
   for (const e of out.equity_transactions) {
     const list = out.detailed_trades.filter((d) => d.security_description === e.security_name);
     if (!list.length) continue;
-    const sum = round(list.reduce((s, d) => s + d.net_total, 0), 2);
-    if (Math.abs(sum - e.net_obligation) > 0.011) warnings.push({ code: 'ObligationMismatch', message: `${e.security_name}: trades add up to ${sum}, the obligation is ${e.net_obligation}` });
+    const sum = round(
+      list.reduce((s, d) => s + d.net_total, 0),
+      2,
+    );
+    if (Math.abs(sum - e.net_obligation) > 0.011)
+      warnings.push({
+        code: 'ObligationMismatch',
+        message: `${e.security_name}: trades add up to ${sum}, the obligation is ${e.net_obligation}`,
+      });
   }
   const cs = out.charges_summary;
   const clearing = charges.clearing ?? 0;
@@ -153,8 +179,16 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
   // Templates differ on whether SEBI fees carry GST (`@9% of Brok, Trans & Clearing Charges`).
   // Brokers that compute GST per trade differ from 18% of the totals by rounding (0.2%).
   const gstOk = [base, base - cs.regulator_turnover_fees].some((b) => Math.abs(gst - round(b * 0.18, 2)) <= Math.max(0.021, gst * 0.002));
-  if (!gstOk) warnings.push({ code: 'GstMismatch', message: `GST ${gst} is not 18% of brokerage + exchange + turnover fees + clearing (${round(base * 0.18, 2)})` });
+  if (!gstOk)
+    warnings.push({
+      code: 'GstMismatch',
+      message: `GST ${gst} is not 18% of brokerage + exchange + turnover fees + clearing (${round(base * 0.18, 2)})`,
+    });
   const expectNet = round(cs.pay_in_pay_out_obligation - base - gst - cs.securities_transaction_tax - cs.stamp_duty, 2);
-  if (Math.abs(expectNet - cs.net_amount_receivable_payable) > 0.021) warnings.push({ code: 'NetMismatch', message: `net amount ${cs.net_amount_receivable_payable} != obligation - charges (${expectNet})` });
+  if (Math.abs(expectNet - cs.net_amount_receivable_payable) > 0.021)
+    warnings.push({
+      code: 'NetMismatch',
+      message: `net amount ${cs.net_amount_receivable_payable} != obligation - charges (${expectNet})`,
+    });
   return { data: out, warnings };
 }

@@ -12,8 +12,12 @@ import { alignInOrder, headerBlockAt, headerColumns, type HeaderColumn } from '.
 type EqKey = 'name' | 'symbol' | 'isin' | 'bq' | 'bw' | 'bt' | 'sq' | 'sw' | 'st' | 'net';
 type DvKey = 'desc' | 'side' | 'qty' | 'wap' | 'closing' | 'bpu' | 'net';
 
-const SUMMARY_VOCAB = new Set(('security name scrip symbol isin buy sell qty quantity wap avg average rate total value amount net obligation contract description '
-  + 'bf cf brought carried carry bring forward closing per unit brokerage price of the and rs inr instrument').split(' '));
+const SUMMARY_VOCAB = new Set(
+  (
+    'security name scrip symbol isin buy sell qty quantity wap avg average rate total value amount net obligation contract description ' +
+    'bf cf brought carried carry bring forward closing per unit brokerage price of the and rs inr instrument'
+  ).split(' '),
+);
 const summaryLike = (l: Line): boolean => {
   const t = normText(l.text).split(' ').filter(Boolean);
   return t.length > 0 && !/\d{2}/.test(l.text) && t.filter((w) => SUMMARY_VOCAB.has(w)).length / t.length >= 0.75;
@@ -42,7 +46,12 @@ function dvKey(l: string): DvKey | null {
   return null;
 }
 
-export interface SummaryHeader<K> { kind: 'equity' | 'deriv'; first: number; last: number; cols: (HeaderColumn & { key: K | null })[] }
+export interface SummaryHeader<K> {
+  kind: 'equity' | 'deriv';
+  first: number;
+  last: number;
+  cols: (HeaderColumn & { key: K | null })[];
+}
 
 export type AnySummaryHeader = ({ kind: 'equity' } & SummaryHeader<EqKey>) | ({ kind: 'deriv' } & SummaryHeader<DvKey>);
 
@@ -63,7 +72,11 @@ export function summaryHeaderAt(lines: Line[], i: number): AnySummaryHeader | nu
 
 const num = (w: Word): boolean => isNumber(w.text);
 
-function tailNumbers<K extends string>(words: Word[], cols: (HeaderColumn & { key: K | null })[], numeric: K[]): { start: number; v: Partial<Record<K, number>> } | null {
+function tailNumbers<K extends string>(
+  words: Word[],
+  cols: (HeaderColumn & { key: K | null })[],
+  numeric: K[],
+): { start: number; v: Partial<Record<K, number>> } | null {
   const ncols = cols.filter((c) => c.key && numeric.includes(c.key));
   let end = words.length;
   while (end > 0 && !num(words[end - 1])) end--;
@@ -95,13 +108,24 @@ export function equityRow(l: Line, h: SummaryHeader<EqKey>): ContractNote['equit
   if (!name.length) return null;
   const v = t.v;
   return {
-    security_name: name.join(' '), security_symbol: symbol, isin,
-    buy_quantity: v.bq ?? 0, buy_wap: v.bw ?? 0, buy_total_value: v.bt ?? 0, sell_quantity: v.sq ?? 0, sell_wap: v.sw ?? 0, sell_total_value: v.st ?? 0, net_obligation: v.net ?? 0,
+    security_name: name.join(' '),
+    security_symbol: symbol,
+    isin,
+    buy_quantity: v.bq ?? 0,
+    buy_wap: v.bw ?? 0,
+    buy_total_value: v.bt ?? 0,
+    sell_quantity: v.sq ?? 0,
+    sell_wap: v.sw ?? 0,
+    sell_total_value: v.st ?? 0,
+    net_obligation: v.net ?? 0,
   };
 }
 
 const SIDES: [RegExp, ContractNote['derivatives_transactions'][number]['buy_sell_bf_cf']][] = [
-  [/^(bring|brought) forward$|^bf$|^b\/f$/i, 'bring forward'], [/^(carry|carried) forward$|^cf$|^c\/f$/i, 'carry forward'], [/^(buy|b)$/i, 'buy'], [/^(sell|s)$/i, 'sell'],
+  [/^(bring|brought) forward$|^bf$|^b\/f$/i, 'bring forward'],
+  [/^(carry|carried) forward$|^cf$|^c\/f$/i, 'carry forward'],
+  [/^(buy|b)$/i, 'buy'],
+  [/^(sell|s)$/i, 'sell'],
 ];
 
 export function derivRow(l: Line, h: SummaryHeader<DvKey>): ContractNote['derivatives_transactions'][number] | null {
@@ -116,5 +140,13 @@ export function derivRow(l: Line, h: SummaryHeader<DvKey>): ContractNote['deriva
   const found = SIDES.find(([re]) => re.test(s));
   if (!found || !desc.length) return null;
   const v = t.v;
-  return { contract_description: desc.join(' '), buy_sell_bf_cf: found[1], quantity: v.qty ?? 0, wap_per_unit: v.wap ?? 0, closing_rate_per_unit: v.closing ?? null, brokerage_per_unit: v.bpu ?? 0, net_total: v.net ?? 0 };
+  return {
+    contract_description: desc.join(' '),
+    buy_sell_bf_cf: found[1],
+    quantity: v.qty ?? 0,
+    wap_per_unit: v.wap ?? 0,
+    closing_rate_per_unit: v.closing ?? null,
+    brokerage_per_unit: v.bpu ?? 0,
+    net_total: v.net ?? 0,
+  };
 }

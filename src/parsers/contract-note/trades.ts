@@ -14,9 +14,13 @@ import type { BrokerLayout, ColKey } from './layouts/types.js';
 
 export type Trade = ContractNote['detailed_trades'][number];
 
-const VOCAB = new Set(('order no nos number id ref time trade security contract description scrip name instrument symbol stock buy sell b s side exchange exch seg segment '
-  + 'quantity qty gross rate price per unit brokerage net closing only for derivatives total before levies remarks remark amount value rs inr market premium '
-  + 'and of the or in').split(' '));
+const VOCAB = new Set(
+  (
+    'order no nos number id ref time trade security contract description scrip name instrument symbol stock buy sell b s side exchange exch seg segment ' +
+    'quantity qty gross rate price per unit brokerage net closing only for derivatives total before levies remarks remark amount value rs inr market premium ' +
+    'and of the or in'
+  ).split(' '),
+);
 
 /** A line made of table-header words (no figures). */
 export function headerLike(l: Line): boolean {
@@ -26,16 +30,28 @@ export function headerLike(l: Line): boolean {
   return known / t.length >= 0.7;
 }
 
-export interface TradeColumn extends HeaderColumn { keys: ColKey[] }
-export interface TradeHeader { first: number; last: number; cols: TradeColumn[] }
+export interface TradeColumn extends HeaderColumn {
+  keys: ColKey[];
+}
+export interface TradeHeader {
+  first: number;
+  last: number;
+  cols: TradeColumn[];
+}
 
 function byLayout(layout: BrokerLayout): (label: string) => ColKey[] {
-  const list = layout.trades.map(([k, syn]) => [k.split('+') as ColKey[], syn.map(normText)] as const).sort((a, b) => Math.max(...b[1].map((s) => s.length)) - Math.max(...a[1].map((s) => s.length)));
+  const list = layout.trades
+    .map(([k, syn]) => [k.split('+') as ColKey[], syn.map(normText)] as const)
+    .sort((a, b) => Math.max(...b[1].map((s) => s.length)) - Math.max(...a[1].map((s) => s.length)));
   return (label) => {
-    const clean = label.replace(/\b(rs|inr)\b/g, ' ').replace(/\s+/g, ' ').trim();
+    const clean = label
+      .replace(/\b(rs|inr)\b/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
     let best: ColKey[] = [];
     let len = 0;
-    for (const [keys, syns] of list) for (const s of syns) if ((clean === s || clean.startsWith(`${s} `)) && s.length > len) [best, len] = [keys, s.length];
+    for (const [keys, syns] of list)
+      for (const s of syns) if ((clean === s || clean.startsWith(`${s} `)) && s.length > len) [best, len] = [keys, s.length];
     return best;
   };
 }
@@ -50,7 +66,8 @@ export function tradeHeaderAt(lines: Line[], i: number, layout?: BrokerLayout): 
     const cols = headerColumns(lines, first, block.last).map((c) => ({ ...c, keys: classify(c.label) }));
     const keys = new Set(cols.flatMap((c) => c.keys));
     const need: ColKey[] = ['security', 'bs', 'qty', 'netTotal'];
-    if (need.every((k) => keys.has(k)) && (keys.has('tradeNo') || keys.has('orderNo') || keys.has('tradeTime'))) return { first, last: block.last, cols };
+    if (need.every((k) => keys.has(k)) && (keys.has('tradeNo') || keys.has('orderNo') || keys.has('tradeTime')))
+      return { first, last: block.last, cols };
   }
   return null;
 }
@@ -129,7 +146,10 @@ export class TradeTableReader {
       start--;
       if (num(words[start])) tail.unshift(words[start]);
     }
-    const at = alignInOrder(tail, this.numCols.map((n) => this.header.cols[n.col]));
+    const at = alignInOrder(
+      tail,
+      this.numCols.map((n) => this.header.cols[n.col]),
+    );
     const nums: Partial<Record<ColKey, number>> = {};
     tail.forEach((w, k) => (nums[this.numCols[at[k]].key] ??= parseNumber(w.text) ?? 0));
     const times: string[] = [];
@@ -173,9 +193,19 @@ export class TradeTableReader {
     return {
       desc,
       trade: {
-        order_number: v.orderNo ?? '', order_time: v.orderTime ?? '', trade_number: v.tradeNo ?? '', trade_time: v.tradeTime ?? '',
-        security_description: '', exchange, remarks: remarks.join(' ') || null, buy_sell: side,
-        quantity: nums.qty ?? 0, net_rate_per_unit: nums.netRate ?? nums.rate ?? 0, closing_rate_per_unit: nums.closing ?? null, brokerage: nums.bpu ?? 0, net_total: nums.netTotal ?? 0,
+        order_number: v.orderNo ?? '',
+        order_time: v.orderTime ?? '',
+        trade_number: v.tradeNo ?? '',
+        trade_time: v.tradeTime ?? '',
+        security_description: '',
+        exchange,
+        remarks: remarks.join(' ') || null,
+        buy_sell: side,
+        quantity: nums.qty ?? 0,
+        net_rate_per_unit: nums.netRate ?? nums.rate ?? 0,
+        closing_rate_per_unit: nums.closing ?? null,
+        brokerage: nums.bpu ?? 0,
+        net_total: nums.netTotal ?? 0,
       },
     };
   }
@@ -197,7 +227,8 @@ export function stripSymbolIsin(words: string[]): string[] {
 export const isIsinLine = (s: string): boolean => s.split(/\s+/).some((t) => ISIN.test(t));
 
 /** Events of one trade table chunk, then descriptions assembled (continuations above or below). */
-export type TableEvent = { kind: 'anchor'; trade: Trade; desc: string[] } | { kind: 'frag'; text: string } | { kind: 'cut' } | { kind: 'header' };
+export type TableEvent =
+  { kind: 'anchor'; trade: Trade; desc: string[] } | { kind: 'frag'; text: string } | { kind: 'cut' } | { kind: 'header' };
 
 export function assemble(events: TableEvent[]): Trade[] {
   // Evidence for where continuation lines sit.

@@ -14,19 +14,43 @@ import { parseNumber } from '../../pdf/numbers.js';
 import type { DematAccount, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
 import { emptyStatement, noPeriod, type ParseResult } from '../common.js';
 import { bodyLines, findPeriod, PAN, readInvestor, squash, text } from '../depository/read.js';
-import { addNps, dematAccount, folioOf, folioSchemeOf, holdingOf, lastAmount, npsFundOf, npsSection, openSection, policyOf, Table, tableLine, transactionOf, type Heading } from '../depository/sections.js';
+import {
+  addNps,
+  dematAccount,
+  folioOf,
+  folioSchemeOf,
+  holdingOf,
+  lastAmount,
+  npsFundOf,
+  npsSection,
+  openSection,
+  policyOf,
+  Table,
+  tableLine,
+  transactionOf,
+  type Heading,
+} from '../depository/sections.js';
 import { findHolding, finishStatement, headingKind, schemeFromFolioRow, type HoldingKind } from '../depository/shared.js';
 
 type Section = 'none' | 'summary' | 'account' | 'txns' | 'holdings' | 'mfmeta' | 'mftable' | 'nps' | 'insurance';
-interface Meta { amc: string; name: string; folio: string; isin: string; ucc: string; rta: string | null }
+interface Meta {
+  amc: string;
+  name: string;
+  folio: string;
+  isin: string;
+  ucc: string;
+  rta: string | null;
+}
 
 const kv = (t: string, label: string): string | null => {
   const m = new RegExp(`${label}\\s*:\\s*(.+?)(?=\\s+[A-Z][A-Z ()\`₹.]+\\s?:|$)`).exec(t);
   return m ? m[1].trim() : null;
 };
 /** `DP Name : X  BO ID : 16 chars`, `... DPID : 16 chars`, `... DP ID : X  CLIENT ID : Y`. */
-const ACCOUNT_LINE = /^DP Name\s*:?\s*(.+?)\s+(?:(?:(?:BO\s*ID|DPID)\s*:?\s*)+([A-Z0-9]{16})|DP\s*ID\s*:?\s*([A-Z0-9]{8})\s+CLIENT\s*ID\s*:?\s*(\d{8}))\b/i;
-const META_LABELS = /\b(AMC Name|Scheme Name|Scheme Code|Folio No|Mode of Holding|Email id|KYC of Investor\/s|Mobile No|Nominee|UCC|ISIN|RTA)\b\s*:?\s*/gi;
+const ACCOUNT_LINE =
+  /^DP Name\s*:?\s*(.+?)\s+(?:(?:(?:BO\s*ID|DPID)\s*:?\s*)+([A-Z0-9]{16})|DP\s*ID\s*:?\s*([A-Z0-9]{8})\s+CLIENT\s*ID\s*:?\s*(\d{8}))\b/i;
+const META_LABELS =
+  /\b(AMC Name|Scheme Name|Scheme Code|Folio No|Mode of Holding|Email id|KYC of Investor\/s|Mobile No|Nominee|UCC|ISIN|RTA)\b\s*:?\s*/gi;
 
 /** A label or value drawn twice with no space between (`NAMENAME`) reads once. */
 function undup(t: string): string {
@@ -43,7 +67,8 @@ function byIsinKind(isin: string): HoldingKind {
 /** An account's holders and BO details. */
 function accountDetail(acc: DematAccount, t: string): void {
   let m: RegExpExecArray | null;
-  if ((m = /^(?:FIRST|SECOND|THIRD|SOLE) HOLDER\s*:\s*(.+?)\s+PAN\s*:\s*(\S+)/i.exec(t)) && PAN.test(m[2])) acc.linked_holders.push({ name: m[1].trim(), pan: m[2] });
+  if ((m = /^(?:FIRST|SECOND|THIRD|SOLE) HOLDER\s*:\s*(.+?)\s+PAN\s*:\s*(\S+)/i.exec(t)) && PAN.test(m[2]))
+    acc.linked_holders.push({ name: m[1].trim(), pan: m[2] });
   else if (/^BO STATUS\s*:/i.test(t)) {
     acc.additional_info.bo_status = kv(t, 'BO STATUS');
     acc.additional_info.bo_sub_status = kv(t, 'BO SUB STATUS');
@@ -95,12 +120,24 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     else list.push({ isin: txnIsin, txns: [t] });
   });
   const metaRows = new Table('isin', (f) => {
-    metas.push({ amc: f.text.amc ?? '', name: f.text.name ?? '', folio: f.text.folio ?? '', isin: f.isin, ucc: f.text.ucc ?? '', rta: f.text.rta ?? null });
+    metas.push({
+      amc: f.text.amc ?? '',
+      name: f.text.name ?? '',
+      folio: f.text.folio ?? '',
+      isin: f.isin,
+      ucc: f.text.ucc ?? '',
+      rta: f.text.rta ?? null,
+    });
   });
   const folioTable = new Table('isin', (f) => {
     const folioNo = (f.text.folio ?? '').replace(/\s+/g, '');
     const m = metas.find((x) => x.isin === f.isin && (!folioNo || x.folio === folioNo)) ?? metas.find((x) => x.isin === f.isin);
-    addScheme(m?.amc ?? '', folioNo || m?.folio || '', m?.rta ?? null, folioSchemeOf({ ...f, text: { ...f.text, name: f.text.name || m?.name || '' } }));
+    addScheme(
+      m?.amc ?? '',
+      folioNo || m?.folio || '',
+      m?.rta ?? null,
+      folioSchemeOf({ ...f, text: { ...f.text, name: f.text.name || m?.name || '' } }),
+    );
   });
   const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)));
   const policies = new Table('policy', (f) => out.insurance.life_insurance_policies.push(policyOf(f)));
@@ -114,30 +151,48 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   /** Section headings, wherever they are (a demat account's line and folio details aside). */
   const headings: Heading[] = [
     [/^(Consolidated Portfolio( Valuation)?|Summary of Investments|YOUR CONSOLIDATED PORTFOLIO)$/i, () => (section = 'summary')],
-    [/^STATEMENT OF TRANSACTIONS\b/i, () => {
-      section = 'txns';
-      txnIsin = null;
-    }],
-    [/^HOLDING STATEMENT AS ON\b/i, () => {
-      section = 'holdings';
-      kind = null;
-    }],
-    [/^MUTUAL FUND UNITS HELD WITH MF\s*\/\s*RTA/i, () => {
-      section = 'mfmeta';
-      acc = undefined;
-    }],
-    [/^MUTUAL FUND UNITS HELD AS ON\b/i, () => {
-      section = 'mftable';
-      acc = undefined;
-    }],
-    [/^NPS HOLDINGS$/i, () => {
-      section = 'nps';
-      nps = addNps(out);
-    }],
-    [/^INSURANCE POLICIES$/i, () => {
-      section = 'insurance';
-      acc = undefined;
-    }],
+    [
+      /^STATEMENT OF TRANSACTIONS\b/i,
+      () => {
+        section = 'txns';
+        txnIsin = null;
+      },
+    ],
+    [
+      /^HOLDING STATEMENT AS ON\b/i,
+      () => {
+        section = 'holdings';
+        kind = null;
+      },
+    ],
+    [
+      /^MUTUAL FUND UNITS HELD WITH MF\s*\/\s*RTA/i,
+      () => {
+        section = 'mfmeta';
+        acc = undefined;
+      },
+    ],
+    [
+      /^MUTUAL FUND UNITS HELD AS ON\b/i,
+      () => {
+        section = 'mftable';
+        acc = undefined;
+      },
+    ],
+    [
+      /^NPS HOLDINGS$/i,
+      () => {
+        section = 'nps';
+        nps = addNps(out);
+      },
+    ],
+    [
+      /^INSURANCE POLICIES$/i,
+      () => {
+        section = 'insurance';
+        acc = undefined;
+      },
+    ],
   ];
 
   /** `Label : value` folio details, several on a line; older statements print the balances in the block too. */
@@ -164,7 +219,12 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
       const cost = n(/Invested Value \([^)]*\)\s*:\s*([\d,.]+)/i);
       const value = n(/Valuation \([^)]*\)\s*:\s*([\d,.]+)/i) ?? 0;
       oldScheme = meta;
-      addScheme(oldScheme.amc, oldScheme.folio, oldScheme.rta, schemeFromFolioRow(oldScheme.isin, oldScheme.name, units, nav, value, cost, null, true));
+      addScheme(
+        oldScheme.amc,
+        oldScheme.folio,
+        oldScheme.rta,
+        schemeFromFolioRow(oldScheme.isin, oldScheme.name, units, nav, value, cost, null, true),
+      );
       metas.pop();
       meta = undefined;
     }
@@ -183,7 +243,17 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   function portfolioValue(t: string, line: Line): boolean {
     if (!acc || !/^Portfolio Value\b/i.test(t)) return false;
     holdings.end();
-    const v = lastAmount(line.words.some((w) => /^as$/i.test(w.text)) ? { ...line, words: line.words.slice(0, line.words.findIndex((w) => /^as$/i.test(w.text))) } : line);
+    const v = lastAmount(
+      line.words.some((w) => /^as$/i.test(w.text))
+        ? {
+            ...line,
+            words: line.words.slice(
+              0,
+              line.words.findIndex((w) => /^as$/i.test(w.text)),
+            ),
+          }
+        : line,
+    );
     if (v !== null) declared.set(`${acc.dp_id}|${acc.client_id}`, v);
     section = 'none';
     return true;
@@ -219,7 +289,8 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
       return i;
     },
     txns: (i) => (acc ? tableLine(txns, lines, i, { pre: transactionsOf }) : i),
-    holdings: (i, line) => (acc ? tableLine(holdings, lines, i, { pre: (u) => portfolioValue(u, line), mid: (u) => holdingKind(u, line) }) : i),
+    holdings: (i, line) =>
+      acc ? tableLine(holdings, lines, i, { pre: (u) => portfolioValue(u, line), mid: (u) => holdingKind(u, line) }) : i,
     mfmeta: (i) => tableLine(metaRows, lines, i, { rest: folioDetails }),
     mftable: (i) => tableLine(folioTable, lines, i),
     nps: (i) => npsSection(nps, npsTable, lines, i),
@@ -265,14 +336,24 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     for (const { isin, txns: ts } of list) {
       const h = findHolding(a, isin);
       if (h) h.transactions.push(...ts);
-      else warnings.push({ code: 'OrphanTransactions', message: `transactions for ${isin} but no such holding in account ${a.dp_id} ${a.client_id}` });
+      else
+        warnings.push({
+          code: 'OrphanTransactions',
+          message: `transactions for ${isin} but no such holding in account ${a.dp_id} ${a.client_id}`,
+        });
     }
   }
   if (!out.demat_accounts.length && !out.mutual_funds.length) {
     const where = idIdx >= 0 ? `after the investor block on page ${lines[idIdx].page}` : 'anywhere (no "CAS ID" line either)';
-    throw new DocumentError('UnsupportedDocument', `no demat account ("DP Name : ... BO ID : ...") or mutual fund folio found ${where} in this depository_a statement`);
+    throw new DocumentError(
+      'UnsupportedDocument',
+      `no demat account ("DP Name : ... BO ID : ...") or mutual fund folio found ${where} in this depository_a statement`,
+    );
   }
-  out.investor.pan = out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ?? out.nps.flatMap((n) => n.linked_holders).find((h) => h.pan)?.pan ?? null;
+  out.investor.pan =
+    out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ??
+    out.nps.flatMap((n) => n.linked_holders).find((h) => h.pan)?.pan ??
+    null;
   finishStatement(out, warnings, declared);
   return { data: out, warnings };
 }

@@ -11,10 +11,33 @@
  */
 import { DocumentError } from '../../errors.js';
 import type { Line, PdfDocument } from '../../pdf/model.js';
-import type { DematAccount, Holding, LinkedHolder, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning } from '../../schema/index.js';
+import type {
+  DematAccount,
+  Holding,
+  LinkedHolder,
+  MutualFundFolio,
+  NpsAccount,
+  ParsedStatement,
+  ParseWarning,
+} from '../../schema/index.js';
 import { emptyStatement, noPeriod, type ParseResult } from '../common.js';
 import { bodyLines, findPeriod, readInvestor, squash, text } from '../depository/read.js';
-import { addNps, dematAccount, folioOf, folioSchemeOf, holdingOf, lastAmount, npsFundOf, npsSection, openSection, policyOf, Table, tableLine, transactionOf, type Heading } from '../depository/sections.js';
+import {
+  addNps,
+  dematAccount,
+  folioOf,
+  folioSchemeOf,
+  holdingOf,
+  lastAmount,
+  npsFundOf,
+  npsSection,
+  openSection,
+  policyOf,
+  Table,
+  tableLine,
+  transactionOf,
+  type Heading,
+} from '../depository/sections.js';
 import { findHolding, finishStatement, headingKind, holdersFrom, type HoldingKind } from '../depository/shared.js';
 
 type Section = 'none' | 'summary' | 'holdings' | 'txns' | 'folios' | 'nps' | 'insurance' | 'done';
@@ -23,7 +46,9 @@ const IDS = /DP\s*ID\s*:?\s*([A-Z0-9]{8})\s+Client\s*ID\s*:?\s*(\d{8})/i;
 
 /** An account with its holders' PANs listed. */
 function rosterAccount(cdsl: boolean, dpId: string, dpName: string, clientId: string, holders: LinkedHolder[]): DematAccount {
-  return dematAccount(cdsl, dpId, dpName, clientId, holders, { linked_pans: holders.map((h) => h.pan).filter((p): p is string => Boolean(p)) });
+  return dematAccount(cdsl, dpId, dpName, clientId, holders, {
+    linked_pans: holders.map((h) => h.pan).filter((p): p is string => Boolean(p)),
+  });
 }
 
 export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement> {
@@ -32,7 +57,11 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
   const declared = new Map<string, number>();
 
   const idIdx = lines.findIndex((l) => /^NSDL ID\s*:?\s*\d+/i.test(text(l)) && (l.words[0]?.x0 ?? 0) < 150);
-  if (idIdx < 0) throw new DocumentError('UnsupportedDocument', 'no "NSDL ID:" line opening an investor block was found on any page: this does not read as a depository_b statement');
+  if (idIdx < 0)
+    throw new DocumentError(
+      'UnsupportedDocument',
+      'no "NSDL ID:" line opening an investor block was found on any page: this does not read as a depository_b statement',
+    );
   const period = findPeriod(lines);
   if (!period) throw noPeriod('"for the period from ... to ..." or "for the month of ..."', 'depository_b statement');
   const out = emptyStatement('DEPOSITORY_B', period);
@@ -111,24 +140,36 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
 
   /** Section headings after the accounts' holdings. */
   const headings: Heading[] = [
-    [/^Transactions for the period/i, () => {
-      section = 'txns';
-      txnHolding = undefined;
-    }],
-    [/^Mutual Fund Folios \(F\)$/i, () => {
-      section = 'folios';
-      acc = undefined;
-      amc = '';
-    }],
-    [/^National Pension System \(N\)$/i, () => {
-      section = 'nps';
-      acc = undefined;
-      nps = addNps(out);
-    }],
-    [/^Life Insurance Policies$/i, () => {
-      section = 'insurance';
-      acc = undefined;
-    }],
+    [
+      /^Transactions for the period/i,
+      () => {
+        section = 'txns';
+        txnHolding = undefined;
+      },
+    ],
+    [
+      /^Mutual Fund Folios \(F\)$/i,
+      () => {
+        section = 'folios';
+        acc = undefined;
+        amc = '';
+      },
+    ],
+    [
+      /^National Pension System \(N\)$/i,
+      () => {
+        section = 'nps';
+        acc = undefined;
+        nps = addNps(out);
+      },
+    ],
+    [
+      /^Life Insurance Policies$/i,
+      () => {
+        section = 'insurance';
+        acc = undefined;
+      },
+    ],
   ];
 
   /** `ISIN : ... -` opens the transactions of a holding of the account. */
@@ -137,7 +178,11 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
     if (!isin) return false;
     txns.flush();
     txnHolding = findHolding(acc, isin[1]);
-    if (!txnHolding) warnings.push({ code: 'OrphanTransactions', message: `transactions for ${isin[1]} but no such holding in account ${acc?.dp_id ?? '?'} ${acc?.client_id ?? ''}` });
+    if (!txnHolding)
+      warnings.push({
+        code: 'OrphanTransactions',
+        message: `transactions for ${isin[1]} but no such holding in account ${acc?.dp_id ?? '?'} ${acc?.client_id ?? ''}`,
+      });
     return true;
   }
 
@@ -146,11 +191,12 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
     holdings: (i) => tableLine(holdings, lines, i),
     txns: (i) => tableLine(txns, lines, i, { pre: transactionsOf }),
     // An AMC sub-heading on its own line.
-    folios: (i, line) => tableLine(folios, lines, i, {
-      rest: (t) => {
-        if (folios.grid && !line.words.some((w) => /\d/.test(w.text))) amc = t;
-      },
-    }),
+    folios: (i, line) =>
+      tableLine(folios, lines, i, {
+        rest: (t) => {
+          if (folios.grid && !line.words.some((w) => /\d/.test(w.text))) amc = t;
+        },
+      }),
     nps: (i) => npsSection(nps, npsTable, lines, i, holdersFrom),
     insurance: (i) => tableLine(policies, lines, i),
   };
@@ -179,7 +225,13 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       if (ids) {
         const v = /Demat Account/i.test(t) ? lastAmount(line) : pendingValue;
         if (v !== null) declared.set(`${ids[1]}|${ids[2]}`, v);
-        roster.push({ type: pendingType || (/^IN/i.test(ids[1]) ? 'NSDL' : 'CDSL'), dpName: pendingName, dpId: ids[1], clientId: ids[2], holders: [...rosterHolders] });
+        roster.push({
+          type: pendingType || (/^IN/i.test(ids[1]) ? 'NSDL' : 'CDSL'),
+          dpName: pendingName,
+          dpId: ids[1],
+          clientId: ids[2],
+          holders: [...rosterHolders],
+        });
         pendingValue = null;
         pendingType = '';
         pendingName = '';
@@ -218,7 +270,11 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
     if (out.demat_accounts.some((a) => a.dp_id === r.dpId && a.client_id === r.clientId)) continue;
     out.demat_accounts.push(rosterAccount(r.type === 'CDSL', r.dpId, r.dpName, r.clientId, r.holders));
   }
-  if (!out.demat_accounts.length && !out.mutual_funds.length) throw new DocumentError('UnsupportedDocument', `no demat account ("DP ID: ... Client ID: ...") or mutual fund folio found after the investor block (page ${lines[idIdx].page}) of this depository_b statement`);
+  if (!out.demat_accounts.length && !out.mutual_funds.length)
+    throw new DocumentError(
+      'UnsupportedDocument',
+      `no demat account ("DP ID: ... Client ID: ...") or mutual fund folio found after the investor block (page ${lines[idIdx].page}) of this depository_b statement`,
+    );
   out.investor.pan = out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ?? null;
   finishStatement(out, warnings, declared);
   return { data: out, warnings };

@@ -117,7 +117,9 @@ export function isinWord(l: Line, grid: Grid | null): Word | undefined {
   // The ISIN column reaches from the column before it to the column after it (headers may be centred).
   const lo = k > 0 ? cols[k - 1].x1 : -Infinity;
   const hi = k >= 0 && k + 1 < cols.length ? cols[k + 1].x0 : Infinity;
-  return l.words.find((w) => (FULL_ISIN.test(w.text) || PART_ISIN.test(w.text)) && /\d/.test(w.text) && (k < 0 || (w.x1 > lo && w.x0 < hi)));
+  return l.words.find(
+    (w) => (FULL_ISIN.test(w.text) || PART_ISIN.test(w.text)) && /\d/.test(w.text) && (k < 0 || (w.x1 > lo && w.x0 < hi)),
+  );
 }
 
 /**
@@ -158,7 +160,8 @@ export function recordFields(rec: Rec, grid: Grid): RecFields {
       let col = textColumn(w, cols);
       if (col && col === isinCol) {
         // Words right of the ISIN are the name: drawn in one run with it, or under a centred header.
-        if (iw && nextAfterIsin && (l === first ? w.x0 > iw.x0 : w.x0 > iw.x1 + 4)) col = cols.find((c) => c.role === 'name') ?? nextAfterIsin;
+        if (iw && nextAfterIsin && (l === first ? w.x0 > iw.x0 : w.x0 > iw.x1 + 4))
+          col = cols.find((c) => c.role === 'name') ?? nextAfterIsin;
         else {
           if (isin.length < 12 && /^[A-Z0-9]{1,10}$/.test(w.text) && (isin + w.text).length === 12) isin += w.text;
           else under.push(w.text);

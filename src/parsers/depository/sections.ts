@@ -6,7 +6,16 @@
  */
 import type { Line } from '../../pdf/model.js';
 import { parseDate, parseNumber } from '../../pdf/numbers.js';
-import type { DematAccount, Holding, LifeInsurancePolicy, LinkedHolder, MutualFundFolio, NpsAccount, ParsedStatement, Transaction } from '../../schema/index.js';
+import type {
+  DematAccount,
+  Holding,
+  LifeInsurancePolicy,
+  LinkedHolder,
+  MutualFundFolio,
+  NpsAccount,
+  ParsedStatement,
+  Transaction,
+} from '../../schema/index.js';
 import { lineSize, readHeader, textColumn, type Grid } from '../common/table-grid.js';
 import { FULL_ISIN, isinWord, isTableHeading, num, recordFields, text, TOTAL_ROW, type RecFields } from './read.js';
 import { dematTransaction, emptyHoldings, schemeFromFolioRow } from './shared.js';
@@ -20,7 +29,10 @@ export class Table {
   private rec: { key: Line; lines: Line[] } | null = null;
   /** Lines after the last key (or before the first): they go to the record above or below. */
   private pending: Line[] = [];
-  constructor(readonly key: Key, private readonly emit: (f: RecFields, lines: Line[], key: Line) => void) {}
+  constructor(
+    readonly key: Key,
+    private readonly emit: (f: RecFields, lines: Line[], key: Line) => void,
+  ) {}
 
   /** A header at lines[i]? Then the columns change and the index after it is returned. */
   header(lines: Line[], i: number): number | null {
@@ -137,7 +149,14 @@ export class Table {
 
 export function holdingOf(f: RecFields): Holding {
   const units = num(f, 'units') ?? 0;
-  return { isin: f.isin, name: f.text.name ?? '', units, value: num(f, 'value') ?? 0, transactions: [], additional_info: { open_units: units, close_units: units } };
+  return {
+    isin: f.isin,
+    name: f.text.name ?? '',
+    units,
+    value: num(f, 'value') ?? 0,
+    transactions: [],
+    additional_info: { open_units: units, close_units: units },
+  };
 }
 
 export function transactionOf(f: RecFields, key: Line): Transaction | null {
@@ -149,19 +168,42 @@ export function transactionOf(f: RecFields, key: Line): Transaction | null {
 
 export function npsFundOf(f: RecFields): NpsAccount['funds'][number] {
   const tier = /\bII\b|\b2\b/.test(f.text.tier ?? '') ? 2 : 1;
-  return { name: f.text.name ?? '', units: num(f, 'units') ?? 0, nav: num(f, 'nav') ?? 0, value: num(f, 'value') ?? 0, cost: null, additional_info: { tier, manager: f.text.manager ?? '' } };
+  return {
+    name: f.text.name ?? '',
+    units: num(f, 'units') ?? 0,
+    nav: num(f, 'nav') ?? 0,
+    value: num(f, 'value') ?? 0,
+    cost: null,
+    additional_info: { tier, manager: f.text.manager ?? '' },
+  };
 }
 
 export function policyOf(f: RecFields): LifeInsurancePolicy {
   return {
-    policy_number: f.text.policy ?? '', provider: f.text.insurer ?? '', policy_name: f.text.plan ?? '', life_assured: f.text.assured ?? '', status: f.text.status ?? '',
-    premium_frequency: f.text.frequency ?? '', sum_assured: num(f, 'sum') ?? 0, premium_amount: num(f, 'premium') ?? 0, additional_info: {},
+    policy_number: f.text.policy ?? '',
+    provider: f.text.insurer ?? '',
+    policy_name: f.text.plan ?? '',
+    life_assured: f.text.assured ?? '',
+    status: f.text.status ?? '',
+    premium_frequency: f.text.frequency ?? '',
+    sum_assured: num(f, 'sum') ?? 0,
+    premium_amount: num(f, 'premium') ?? 0,
+    additional_info: {},
   };
 }
 
 /** A folio scheme row: units, NAV, cost and value by column (gain from value and cost). */
 export function folioSchemeOf(f: RecFields): ReturnType<typeof schemeFromFolioRow> {
-  return schemeFromFolioRow(f.isin, f.text.name ?? '', num(f, 'units') ?? 0, num(f, 'nav'), num(f, 'value') ?? 0, num(f, 'cost'), null, false);
+  return schemeFromFolioRow(
+    f.isin,
+    f.text.name ?? '',
+    num(f, 'units') ?? 0,
+    num(f, 'nav'),
+    num(f, 'value') ?? 0,
+    num(f, 'cost'),
+    null,
+    false,
+  );
 }
 
 /** The last amount on a line (summary values, `Portfolio Value`, totals). */
@@ -181,7 +223,12 @@ export function lastAmount(l: Line): number | null {
  * table is fed with it and `rest` gets what the table did not take. Returns the index of the last
  * line read (a header may span several).
  */
-export function tableLine(table: Table, lines: Line[], i: number, hooks: { pre?: (t: string) => boolean; mid?: (t: string) => boolean; rest?: (t: string) => void } = {}): number {
+export function tableLine(
+  table: Table,
+  lines: Line[],
+  i: number,
+  hooks: { pre?: (t: string) => boolean; mid?: (t: string) => boolean; rest?: (t: string) => void } = {},
+): number {
   const t = text(lines[i]);
   if (hooks.pre?.(t)) return i;
   const next = table.header(lines, i);
@@ -229,7 +276,13 @@ function npsLine(nps: NpsAccount, t: string, holders?: (t: string) => LinkedHold
 }
 
 /** A line of the NPS section (`nps`: its account, once its heading was read): the section's labels, then the fund table. */
-export function npsSection(nps: NpsAccount | undefined, table: Table, lines: Line[], i: number, holders?: (t: string) => LinkedHolder[]): number {
+export function npsSection(
+  nps: NpsAccount | undefined,
+  table: Table,
+  lines: Line[],
+  i: number,
+  holders?: (t: string) => LinkedHolder[],
+): number {
   return nps ? tableLine(table, lines, i, { pre: (t) => npsLine(nps, t, holders) }) : i;
 }
 
@@ -237,13 +290,38 @@ export function npsSection(nps: NpsAccount | undefined, table: Table, lines: Lin
 export function folioOf(out: ParsedStatement, folioNo: string, amc: string, registrar: string | null): MutualFundFolio {
   let folio = out.mutual_funds.find((f) => f.folio_number === folioNo && f.amc === amc);
   if (!folio) {
-    folio = { folio_number: folioNo, amc, registrar, value: 0, linked_holders: [], schemes: [], additional_info: { pan: null, pankyc: null, kyc: null } };
+    folio = {
+      folio_number: folioNo,
+      amc,
+      registrar,
+      value: 0,
+      linked_holders: [],
+      schemes: [],
+      additional_info: { pan: null, pankyc: null, kyc: null },
+    };
     out.mutual_funds.push(folio);
   }
   return folio;
 }
 
 /** A demat account (no holdings yet): depository_a's (CDSL) accounts have a BO id of DP id + client id. */
-export function dematAccount(cdsl: boolean, dpId: string, dpName: string, clientId: string, holders: LinkedHolder[], info: DematAccount['additional_info']): DematAccount {
-  return { demat_type: cdsl ? 'DEPOSITORY_A' : 'DEPOSITORY_B', dp_id: dpId, dp_name: dpName, client_id: clientId, bo_id: cdsl ? `${dpId}${clientId}` : null, value: 0, linked_holders: holders, holdings: emptyHoldings(), additional_info: info };
+export function dematAccount(
+  cdsl: boolean,
+  dpId: string,
+  dpName: string,
+  clientId: string,
+  holders: LinkedHolder[],
+  info: DematAccount['additional_info'],
+): DematAccount {
+  return {
+    demat_type: cdsl ? 'DEPOSITORY_A' : 'DEPOSITORY_B',
+    dp_id: dpId,
+    dp_name: dpName,
+    client_id: clientId,
+    bo_id: cdsl ? `${dpId}${clientId}` : null,
+    value: 0,
+    linked_holders: holders,
+    holdings: emptyHoldings(),
+    additional_info: info,
+  };
 }

@@ -19,41 +19,85 @@ export function headingKind(t: string): HoldingKind | null {
   const s = t.trim().toUpperCase();
   if (/^(EQUITIES \(E\)|EQUITY SHARES|PREFERENCE SHARES \(P\)|EQUITY)$/.test(s)) return 'equities';
   if (/^(CORPORATE BONDS \(C\)|CORPORATE BONDS \/ DEBENTURES|DEBENTURES|CORPORATE BONDS)$/.test(s)) return 'corporate_bonds';
-  if (/^(GOVERNMENT SECURITIES \(G\)|SOVEREIGN GOLD BONDS \(SGB\)|GOVERNMENT SECURITIES \/ SGB|GOVERNMENT SECURITIES)$/.test(s)) return 'government_securities';
+  if (/^(GOVERNMENT SECURITIES \(G\)|SOVEREIGN GOLD BONDS \(SGB\)|GOVERNMENT SECURITIES \/ SGB|GOVERNMENT SECURITIES)$/.test(s))
+    return 'government_securities';
   if (/^(ALTERNATE INVESTMENT FUNDS? \(A\)|ALTERNATE INVESTMENT FUNDS?|ALTERNATIVE INVESTMENT FUNDS?)$/.test(s)) return 'aifs';
   if (/^(MUTUAL FUNDS \(M\)|MUTUAL FUND UNITS HELD IN DEMAT FORM|MUTUAL FUNDS HELD IN DEMAT FORM)$/.test(s)) return 'demat_mutual_funds';
   return null;
 }
 
 /** Demat transactions: credits raise and debits lower the balance (type PURCHASE / REDEMPTION). */
-export function dematTransaction(date: string, description: string, orderNo: string | null, credit: number | null, debit: number | null, balance: number | null): Transaction {
+export function dematTransaction(
+  date: string,
+  description: string,
+  orderNo: string | null,
+  credit: number | null,
+  debit: number | null,
+  balance: number | null,
+): Transaction {
   const units = round((credit ?? 0) - (debit ?? 0), 3);
   return {
-    date, description, type: units >= 0 ? 'PURCHASE' : 'REDEMPTION', amount: null, units, nav: null, balance, dividend_rate: null,
-    additional_info: { credit: credit || null, debit: debit || null, stamp_duty: null, price: null, income_distribution: null, capital_withdrawal: null, order_no: orderNo },
+    date,
+    description,
+    type: units >= 0 ? 'PURCHASE' : 'REDEMPTION',
+    amount: null,
+    units,
+    nav: null,
+    balance,
+    dividend_rate: null,
+    additional_info: {
+      credit: credit || null,
+      debit: debit || null,
+      stamp_duty: null,
+      price: null,
+      income_distribution: null,
+      capital_withdrawal: null,
+      order_no: orderNo,
+    },
   };
 }
 
 /** After transactions are attached: opening units = closing units - movement. */
 export function settleHolding(h: Holding): void {
   if (!h.transactions.length) return;
-  const moved = exactSum(h.transactions.map((t) => t.units ?? 0), 3);
+  const moved = exactSum(
+    h.transactions.map((t) => t.units ?? 0),
+    3,
+  );
   h.additional_info.open_units = round(h.units - moved, 3);
   h.additional_info.close_units = h.units;
 }
 
 export function findHolding(acc: DematAccount | undefined, isin: string): Holding | undefined {
   if (!acc) return undefined;
-  return Object.values(acc.holdings).flat().find((h) => h.isin === isin);
+  return Object.values(acc.holdings)
+    .flat()
+    .find((h) => h.isin === isin);
 }
 
-export function schemeFromFolioRow(isin: string, name: string, units: number, nav: number | null, value: number, cost: number | null, gainAbs: number | null, registrarShown: boolean): MutualFundFolio['schemes'][number] {
+export function schemeFromFolioRow(
+  isin: string,
+  name: string,
+  units: number,
+  nav: number | null,
+  value: number,
+  cost: number | null,
+  gainAbs: number | null,
+  registrarShown: boolean,
+): MutualFundFolio['schemes'][number] {
   const abs = gainAbs ?? (cost !== null ? round(value - cost, 2) : null);
   void registrarShown;
   return {
-    isin, name, type: schemeType(name), units, nav, value, cost,
+    isin,
+    name,
+    type: schemeType(name),
+    units,
+    nav,
+    value,
+    cost,
     gain: { absolute: abs, percentage: abs !== null && cost ? round((abs / cost) * 100, 2) : null },
-    transactions: [], nominees: [],
+    transactions: [],
+    nominees: [],
     additional_info: { advisor: null, rta_code: null, amfi: null, is_demat: false, open_units: null, close_units: units },
   };
 }
@@ -61,16 +105,42 @@ export function schemeFromFolioRow(isin: string, name: string, units: number, na
 export function finishStatement(out: ParsedStatement, warnings: ParseWarning[], declared: Map<string, number>): void {
   for (const a of out.demat_accounts) {
     for (const list of Object.values(a.holdings)) for (const h of list) settleHolding(h);
-    a.value = exactSum(Object.values(a.holdings).flat().map((h) => h.value), 2);
+    a.value = exactSum(
+      Object.values(a.holdings)
+        .flat()
+        .map((h) => h.value),
+      2,
+    );
     const key = `${a.dp_id}|${a.client_id}`;
     const d = declared.get(key);
-    if (d !== undefined && Math.abs(d - a.value) > 1) warnings.push({ code: 'AccountValueMismatch', message: `account ${a.dp_id} ${a.client_id}: holdings add up to ${a.value}, the statement says ${d}` });
+    if (d !== undefined && Math.abs(d - a.value) > 1)
+      warnings.push({
+        code: 'AccountValueMismatch',
+        message: `account ${a.dp_id} ${a.client_id}: holdings add up to ${a.value}, the statement says ${d}`,
+      });
   }
-  for (const f of out.mutual_funds) f.value = exactSum(f.schemes.map((s) => s.value), 2);
-  for (const n of out.nps) n.value = exactSum(n.funds.map((f) => f.value), 2);
-  const demat = exactSum(out.demat_accounts.map((a) => a.value), 2);
-  const mf = exactSum(out.mutual_funds.map((f) => f.value), 2);
-  const nps = exactSum(out.nps.map((n) => n.value), 2);
+  for (const f of out.mutual_funds)
+    f.value = exactSum(
+      f.schemes.map((s) => s.value),
+      2,
+    );
+  for (const n of out.nps)
+    n.value = exactSum(
+      n.funds.map((f) => f.value),
+      2,
+    );
+  const demat = exactSum(
+    out.demat_accounts.map((a) => a.value),
+    2,
+  );
+  const mf = exactSum(
+    out.mutual_funds.map((f) => f.value),
+    2,
+  );
+  const nps = exactSum(
+    out.nps.map((n) => n.value),
+    2,
+  );
   out.summary = {
     total_value: exactSum([demat, mf, nps], 2),
     accounts: {
@@ -81,7 +151,8 @@ export function finishStatement(out: ParsedStatement, warnings: ParseWarning[], 
     },
   };
   const grand = declared.get('grand');
-  if (grand !== undefined && Math.abs(grand - out.summary.total_value) > 1) warnings.push({ code: 'TotalMismatch', message: `sections add up to ${out.summary.total_value}, the statement's total is ${grand}` });
+  if (grand !== undefined && Math.abs(grand - out.summary.total_value) > 1)
+    warnings.push({ code: 'TotalMismatch', message: `sections add up to ${out.summary.total_value}, the statement's total is ${grand}` });
 }
 
 /** `NAME (PAN:ABCDE1234F)` pairs. */
@@ -92,4 +163,3 @@ export function holdersFrom(text: string): { name: string; pan: string | null }[
   while ((m = re.exec(text))) out.push({ name: m[1].replace(/^[,\s]+/, '').trim(), pan: m[2] });
   return out;
 }
-

@@ -35,7 +35,9 @@ const REPRINT = /Microsoft:\s*Print To PDF|Skia\/PDF|Quartz PDFContext|Print to 
 /** ` (the PDF was re-saved by '<producer>'; if parsing fails, try the original file from the issuer)`, or ''. */
 export function reprintHint(doc: PdfDocument): string {
   const p = doc.metadata.producer;
-  return p && REPRINT.test(p) ? ` (the PDF's producer is '${p}', a tool that also re-saves and prints PDFs: if this is a re-saved or printed copy, try the original file from the issuer)` : '';
+  return p && REPRINT.test(p)
+    ? ` (the PDF's producer is '${p}', a tool that also re-saves and prints PDFs: if this is a re-saved or printed copy, try the original file from the issuer)`
+    : '';
 }
 
 /** What a rule reads: the first pages' text, the metadata, and where it writes its evidence. */
@@ -58,7 +60,11 @@ const RULES = {
   // foreign brokers' notes) the words `Contract Note` with a broker registration or a trade date.
   contract_note: ({ text, evidence }: Seen): Found | null => {
     const reg = /\b(IN[ZBF]\s?\d{9})\b/.exec(text);
-    if (!(/Contract\s+Note\s+cum\s+Tax\s+Invoice|Contract\s+Note\s+No/i.test(text) || (/\bContract\s+Note\b/i.test(text) && (reg || /\bTrade\s+Date\b/i.test(text))))) return null;
+    if (!(
+      /Contract\s+Note\s+cum\s+Tax\s+Invoice|Contract\s+Note\s+No/i.test(text) ||
+      (/\bContract\s+Note\b/i.test(text) && (reg || /\bTrade\s+Date\b/i.test(text)))
+    ))
+      return null;
     evidence.push('heading "Contract note"');
     if (/\bUCC\b|Unique Client Code/i.test(text)) evidence.push('label "UCC"');
     if (reg) evidence.push(`broker registration ${reg[1].replace(/\s/g, '')}`);
@@ -67,7 +73,11 @@ const RULES = {
     return { issuer: b?.id ?? 'unknown', broker: b?.id ?? 'unknown' };
   },
   depository_b: ({ text, meta, evidence }: Seen): Found | null => {
-    if (!(/NSDL\s+Consolidated\s+Account\s+Statement|National\s+Securities\s+Depository\s+Limited|NSDL\s+ID\s*:|About\s+NSDL/i.test(text) || /NSDL-(Consolidated Account Statement|CAS)/i.test(meta))) return null;
+    if (!(
+      /NSDL\s+Consolidated\s+Account\s+Statement|National\s+Securities\s+Depository\s+Limited|NSDL\s+ID\s*:|About\s+NSDL/i.test(text) ||
+      /NSDL-(Consolidated Account Statement|CAS)/i.test(meta)
+    ))
+      return null;
     if (/NSDL ID\s*:/i.test(text)) evidence.push('label "NSDL ID:"');
     if (/National\s+Securities\s+Depository\s+Limited/i.test(text)) evidence.push('name "National Securities Depository Limited"');
     if (/NSDL-/i.test(meta)) evidence.push(`metadata "${meta}"`);
@@ -75,9 +85,11 @@ const RULES = {
     return { issuer: 'depository_b' };
   },
   depository_a: ({ text, evidence }: Seen): Found | null => {
-    if (!/Central\s+Depository\s+Services\s+\(India\)\s+Limited|CAS\)\s+FOR\s+SECURITIES\s+HELD\s+IN\s+DEMAT\s+FORM/i.test(text)) return null;
+    if (!/Central\s+Depository\s+Services\s+\(India\)\s+Limited|CAS\)\s+FOR\s+SECURITIES\s+HELD\s+IN\s+DEMAT\s+FORM/i.test(text))
+      return null;
     if (/Central\s+Depository\s+Services/i.test(text)) evidence.push('name "Central Depository Services (India) Limited"');
-    if (/SECURITIES\s+HELD\s+IN\s+DEMAT\s+FORM/i.test(text)) evidence.push('heading "CONSOLIDATED ACCOUNT STATEMENT (CAS) FOR SECURITIES HELD IN DEMAT FORM"');
+    if (/SECURITIES\s+HELD\s+IN\s+DEMAT\s+FORM/i.test(text))
+      evidence.push('heading "CONSOLIDATED ACCOUNT STATEMENT (CAS) FOR SECURITIES HELD IN DEMAT FORM"');
     return { issuer: 'depository_a' };
   },
   registrar: ({ text, producer, evidence }: Seen): Found | null => {
@@ -109,21 +121,31 @@ const RULES = {
 
 export function detect(doc: PdfDocument): Detection {
   const md = doc.metadata;
-  const seen: Seen = { text: headText(doc, 2), producer: md.producer || undefined, meta: [md.producer, md.creator, md.title].filter(Boolean).join(' | '), evidence: [] };
+  const seen: Seen = {
+    text: headText(doc, 2),
+    producer: md.producer || undefined,
+    meta: [md.producer, md.creator, md.title].filter(Boolean).join(' | '),
+    evidence: [],
+  };
   for (const [type, rule] of Object.entries(RULES) as [FormatId, (s: Seen) => Found | null][]) {
     const f = rule(seen);
     if (!f) continue;
     if (md.producer && REPRINT.test(md.producer)) seen.evidence.push(`producer "${md.producer}"`);
     return { type, issuer: f.issuer, form: f.form ?? null, broker: f.broker ?? null, evidence: seen.evidence };
   }
-  throw new DocumentError('UnsupportedDocument', `not a supported statement: no registrar, depository or contract-note markers found. Supported: ${SUPPORTED}`);
+  throw new DocumentError(
+    'UnsupportedDocument',
+    `not a supported statement: no registrar, depository or contract-note markers found. Supported: ${SUPPORTED}`,
+  );
 }
 
 /**
  * Statement type names accepted by `--type` (ids and aliases, from the registry).
  * @deprecated read `FORMATS` / `resolveFormat` from src/formats; kept while the CLI still imports it.
  */
-export const TYPE_ALIASES: Record<string, StatementKind> = Object.fromEntries(FORMATS.flatMap((f) => [f.id, ...f.aliases].map((n) => [n, f.id])));
+export const TYPE_ALIASES: Record<string, StatementKind> = Object.fromEntries(
+  FORMATS.flatMap((f) => [f.id, ...f.aliases].map((n) => [n, f.id])),
+);
 
 /** @deprecated `resolveFormat` from src/formats. */
 export function resolveType(name: string): StatementKind | undefined {

@@ -17,8 +17,21 @@ import { readInvestorBlock } from '../common/investor.js';
 import { lineSize, squash, trailingNumbers } from '../common/lines.js';
 import { parseSummaryForm } from './summary.js';
 import {
-  continueTxn, INVESTOR_STOP, isAmcHeading, leadingDate, readClosing, readFolioLine, readKycLine, readOpening, readPeriod, readSchemeBlock, readTxnLine,
-  txnHeaderAt, type Closing, type TxnColumns, type TxnDraft,
+  continueTxn,
+  INVESTOR_STOP,
+  isAmcHeading,
+  leadingDate,
+  readClosing,
+  readFolioLine,
+  readKycLine,
+  readOpening,
+  readPeriod,
+  readSchemeBlock,
+  readTxnLine,
+  txnHeaderAt,
+  type Closing,
+  type TxnColumns,
+  type TxnDraft,
 } from './sections.js';
 
 /** Page furniture that is never content. */
@@ -72,11 +85,19 @@ function finishScheme(d: SchemeDraft, folio: MutualFundFolio, warnings: ParseWar
   const where = `folio ${folio.folio_number}, scheme '${s.name}'`;
   if (d.open !== null && d.close !== undefined && d.close !== null) {
     const moved = exactSum([d.open, ...s.transactions.map((t) => t.units ?? 0)], 3);
-    if (Math.abs(moved - d.close) > 0.0015) warnings.push({ code: 'UnitsMismatch', message: `${where}: opening ${d.open} + transactions = ${moved}, but closing balance is ${d.close}` });
+    if (Math.abs(moved - d.close) > 0.0015)
+      warnings.push({
+        code: 'UnitsMismatch',
+        message: `${where}: opening ${d.open} + transactions = ${moved}, but closing balance is ${d.close}`,
+      });
   }
   if (d.close != null && d.nav != null && d.value != null) {
     const calc = d.close * d.nav;
-    if (Math.abs(calc - d.value) > Math.max(1, d.value * 0.001)) warnings.push({ code: 'ValueMismatch', message: `${where}: ${d.close} units x NAV ${d.nav} = ${round(calc, 2)}, but value is ${d.value}` });
+    if (Math.abs(calc - d.value) > Math.max(1, d.value * 0.001))
+      warnings.push({
+        code: 'ValueMismatch',
+        message: `${where}: ${d.close} units x NAV ${d.nav} = ${round(calc, 2)}, but value is ${d.value}`,
+      });
   }
   folio.schemes.push(s);
 }
@@ -99,7 +120,15 @@ function toTransaction(d: TxnDraft): Transaction {
     nav: d.nav,
     balance: d.balance,
     dividend_rate: type === 'DIVIDEND_PAYOUT' || type === 'DIVIDEND_REINVEST' ? dividendRate(description) : null,
-    additional_info: { credit: null, debit: null, stamp_duty: null, price: null, income_distribution: null, capital_withdrawal: null, order_no: null },
+    additional_info: {
+      credit: null,
+      debit: null,
+      stamp_duty: null,
+      price: null,
+      income_distribution: null,
+      capital_withdrawal: null,
+      order_no: null,
+    },
   };
 }
 
@@ -112,7 +141,15 @@ export function parseRegistrar(doc: PdfDocument): ParseResult<ParsedStatement> {
   if (!period.to) throw noPeriod('"<dd-Mon-yyyy> To <dd-Mon-yyyy>"', 'registrar statement');
   const out = emptyStatement('REGISTRAR_A_REGISTRAR_B', { from: period.from, to: period.to });
   const inv = readInvestorBlock(lines, { start: period.index + 1, stop: INVESTOR_STOP });
-  out.investor = { ...out.investor, name: inv.fields.name ?? '', email: inv.fields.email, address: inv.fields.address, pincode: inv.fields.pincode, mobile: inv.fields.mobile, pan: inv.fields.pan };
+  out.investor = {
+    ...out.investor,
+    name: inv.fields.name ?? '',
+    email: inv.fields.email,
+    address: inv.fields.address,
+    pincode: inv.fields.pincode,
+    mobile: inv.fields.mobile,
+    pan: inv.fields.pan,
+  };
 
   // Columns: the nearest header above (one to four stacked lines), else learned from full rows.
   let cols: TxnColumns | null = null;
@@ -187,7 +224,18 @@ export function parseRegistrar(doc: PdfDocument): ParseResult<ParsedStatement> {
       const key = `${amc}|${fl.number}`;
       folio = folios.get(key);
       if (!folio) {
-        folio = { folio: { folio_number: fl.number, amc, registrar: null, value: 0, linked_holders: [], schemes: [], additional_info: { pan: fl.pan, pankyc: fl.pankyc, kyc: fl.kyc } }, holders: [] };
+        folio = {
+          folio: {
+            folio_number: fl.number,
+            amc,
+            registrar: null,
+            value: 0,
+            linked_holders: [],
+            schemes: [],
+            additional_info: { pan: fl.pan, pankyc: fl.pankyc, kyc: fl.kyc },
+          },
+          holders: [],
+        };
         folios.set(key, folio);
       }
       region = [];
@@ -236,7 +284,13 @@ export function parseRegistrar(doc: PdfDocument): ParseResult<ParsedStatement> {
     if (mode === 'txns' && scheme) {
       // A continuation line: right under the record (a wrapped description, numbers printed on the
       // record's last line, a unit balance on a line of its own).
-      if (txn && txnLast && line.page === txnLast.page && line.y - txnLast.y <= lineSize(line) * 2.4 && line.words[0].x0 >= txnLast.words[0].x0 - 4) {
+      if (
+        txn &&
+        txnLast &&
+        line.page === txnLast.page &&
+        line.y - txnLast.y <= lineSize(line) * 2.4 &&
+        line.words[0].x0 >= txnLast.words[0].x0 - 4
+      ) {
         continueTxn(txn, line, cols);
         txnLast = line;
       }
@@ -245,19 +299,32 @@ export function parseRegistrar(doc: PdfDocument): ParseResult<ParsedStatement> {
   closeScheme();
   // Folios are kept only with their schemes: a folio line with none under it is not a statement.
   if (![...folios.values()].some((f) => f.folio.schemes.length)) {
-    throw new DocumentError('UnsupportedDocument', `no ${folios.size ? 'schemes under the folios' : 'folios'} found: this does not read as a registrar statement (expected "Folio No:" lines with schemes; ${lines.length} text lines on ${doc.pages.length} pages)`);
+    throw new DocumentError(
+      'UnsupportedDocument',
+      `no ${folios.size ? 'schemes under the folios' : 'folios'} found: this does not read as a registrar statement (expected "Folio No:" lines with schemes; ${lines.length} text lines on ${doc.pages.length} pages)`,
+    );
   }
-  if (missingIsin) warnings.push({ code: 'MissingIsin', message: `no ISIN printed for ${missingIsin} scheme${missingIsin > 1 ? 's' : ''} (an older statement layout): isin is null there` });
+  if (missingIsin)
+    warnings.push({
+      code: 'MissingIsin',
+      message: `no ISIN printed for ${missingIsin} scheme${missingIsin > 1 ? 's' : ''} (an older statement layout): isin is null there`,
+    });
 
   for (const f of folios.values()) {
     const mf = f.folio;
     if (!mf.schemes.length) continue;
-    mf.linked_holders = f.holders.map((h, k) => ({ name: h.name, pan: k === 0 ? mf.additional_info.pan ?? h.pan : h.pan }));
-    mf.value = exactSum(mf.schemes.map((s) => s.value), 2);
+    mf.linked_holders = f.holders.map((h, k) => ({ name: h.name, pan: k === 0 ? (mf.additional_info.pan ?? h.pan) : h.pan }));
+    mf.value = exactSum(
+      mf.schemes.map((s) => s.value),
+      2,
+    );
     out.mutual_funds.push(mf);
   }
   if (!out.investor.pan) out.investor.pan = out.mutual_funds.find((f) => f.additional_info.pan)?.additional_info.pan ?? null;
-  const total = exactSum(out.mutual_funds.map((f) => f.value), 2);
+  const total = exactSum(
+    out.mutual_funds.map((f) => f.value),
+    2,
+  );
   out.summary.total_value = total;
   out.summary.accounts.mutual_funds = { count: out.mutual_funds.length, total_value: total };
   return { data: out, warnings };

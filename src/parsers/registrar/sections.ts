@@ -51,7 +51,12 @@ export function readFolioLine(t: string): FolioLine | null {
   if (!m) return null;
   const kyc = KYC.exec(t);
   const pk = PANKYC.exec(t);
-  return { number: m[1].replace(/\s+/g, ' '), pan: PAN_ID.exec(t)?.[1] ?? null, kyc: kyc ? norm(kyc[1]) : null, pankyc: pk ? norm(pk[1]) : null };
+  return {
+    number: m[1].replace(/\s+/g, ' '),
+    pan: PAN_ID.exec(t)?.[1] ?? null,
+    kyc: kyc ? norm(kyc[1]) : null,
+    pankyc: pk ? norm(pk[1]) : null,
+  };
 }
 
 /** `KYC: OK  PAN: NOT OK` printed on its own line under the folio line. */
@@ -71,7 +76,12 @@ const SCHEME_START = SCHEME_CODE;
 const NOMINEE = /Nominee\s*\d\s*:/i;
 
 /** The scheme header block (holders, scheme code-name, ISIN, advisor, registrar, nominees) -> a scheme. */
-export function readSchemeBlock(block: readonly string[]): { scheme: Scheme; holders: { name: string; pan: string | null }[]; registrar: string | null; kyc: { kyc: string; pankyc: string | null } | null } {
+export function readSchemeBlock(block: readonly string[]): {
+  scheme: Scheme;
+  holders: { name: string; pan: string | null }[];
+  registrar: string | null;
+  kyc: { kyc: string; pankyc: string | null } | null;
+} {
   const holders: { name: string; pan: string | null }[] = [];
   const nominees: string[] = [];
   let registrar: string | null = null;
@@ -184,10 +194,20 @@ export function txnHeaderAt(lines: readonly Line[], i: number): { cols: TxnColum
   const l = lines[i];
   // A header line holds label words only: no digits (a cheap test that passes over every data line).
   if (l.words.length > 20 || l.words.some((w) => /\d/.test(w.text)) || !l.words.some((w) => TXN_TRIGGER.test(w.text))) return null;
-  const h = matchStackedHeader(lines, i, TXN_LABELS, ['amount', 'units', 'nav', 'balance', 'desc'], 4, ['Unit', 'Closing', 'Rs', 'INR', 'per', 'in']);
+  const h = matchStackedHeader(lines, i, TXN_LABELS, ['amount', 'units', 'nav', 'balance', 'desc'], 4, [
+    'Unit',
+    'Closing',
+    'Rs',
+    'INR',
+    'per',
+    'in',
+  ]);
   if (!h) return null;
   const desc = h.spans.find((s) => s.name === 'desc')!;
-  return { cols: { descX: desc.x0, numbers: h.spans.filter((s) => (TXN_NUMBER_COLUMNS as readonly string[]).includes(s.name)) }, lines: h.lines };
+  return {
+    cols: { descX: desc.x0, numbers: h.spans.filter((s) => (TXN_NUMBER_COLUMNS as readonly string[]).includes(s.name)) },
+    lines: h.lines,
+  };
 }
 
 /** A transaction under construction (continuation lines add to it). */
@@ -229,7 +249,11 @@ export function leadingDate(l: Line): string | null {
  * Numbers at the right end of the words, by column: by distance to the header spans when known,
  * else by their order from the right (balance, nav, units, amount) as the count suggests.
  */
-export function readNumbers(words: readonly Word[], cols: TxnColumns | null, tol: number): { values: Partial<Record<string, number | null>>; textEnd: number } {
+export function readNumbers(
+  words: readonly Word[],
+  cols: TxnColumns | null,
+  tol: number,
+): { values: Partial<Record<string, number | null>>; textEnd: number } {
   const { numbers, start } = trailingNumbers(words);
   const values: Partial<Record<string, number | null>> = {};
   if (!numbers.length) return { values, textEnd: words.length };
@@ -254,7 +278,14 @@ export function readTxnLine(l: Line, cols: TxnColumns | null): TxnDraft | null {
   const { values, textEnd } = readNumbers(words, cols, tolerance(l));
   return {
     date,
-    desc: textEnd ? [words.slice(0, textEnd).map((w) => w.text).join(' ')] : [],
+    desc: textEnd
+      ? [
+          words
+            .slice(0, textEnd)
+            .map((w) => w.text)
+            .join(' '),
+        ]
+      : [],
     amount: values.amount ?? null,
     units: values.units ?? null,
     nav: values.nav ?? null,
@@ -267,7 +298,13 @@ export function continueTxn(d: TxnDraft, l: Line, cols: TxnColumns | null): void
   const words = splitGluedNumbers(l.words);
   const { values, textEnd } = readNumbers(words, cols, tolerance(l));
   for (const k of TXN_NUMBER_COLUMNS) if (values[k] !== undefined && d[k] === null) d[k] = values[k] ?? null;
-  if (textEnd) d.desc.push(words.slice(0, textEnd).map((w) => w.text).join(' '));
+  if (textEnd)
+    d.desc.push(
+      words
+        .slice(0, textEnd)
+        .map((w) => w.text)
+        .join(' '),
+    );
 }
 
 /** How far (points) a number may sit from its column's edge. */

@@ -41,8 +41,20 @@ interface Row {
 /** The summary table's header (one to four stacked lines): whether it has a cost column, and where scheme names start. */
 function headerAt(lines: readonly Line[], i: number): { hasCost: boolean; nameX: number; lines: number } | null {
   const l = lines[i];
-  if (l.words.length > 24 || l.words.some((w) => /\d/.test(w.text)) || !l.words.some((w) => /^(Folio|Scheme|ISIN|Cost|NAV|Market|Registrar|Balance|Unit)$/i.test(w.text))) return null;
-  const h = matchStackedHeader(lines, i, { folio: ['Folio'], scheme: ['Scheme'], cost: ['Cost'], value: ['Market', 'Valuation'] }, ['folio', 'scheme', 'value'], 4, ['No', 'ISIN', 'Name', 'Value', 'Unit', 'Units', 'Balance', 'Closing', 'NAV', 'Date', 'Price', 'Registrar', 'RTA']);
+  if (
+    l.words.length > 24 ||
+    l.words.some((w) => /\d/.test(w.text)) ||
+    !l.words.some((w) => /^(Folio|Scheme|ISIN|Cost|NAV|Market|Registrar|Balance|Unit)$/i.test(w.text))
+  )
+    return null;
+  const h = matchStackedHeader(
+    lines,
+    i,
+    { folio: ['Folio'], scheme: ['Scheme'], cost: ['Cost'], value: ['Market', 'Valuation'] },
+    ['folio', 'scheme', 'value'],
+    4,
+    ['No', 'ISIN', 'Name', 'Value', 'Unit', 'Units', 'Balance', 'Closing', 'NAV', 'Date', 'Price', 'Registrar', 'RTA'],
+  );
   if (!h) return null;
   return { hasCost: h.spans.some((s) => s.name === 'cost'), nameX: h.spans.find((s) => s.name === 'scheme')!.x0, lines: h.lines };
 }
@@ -92,7 +104,15 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
   if (!asOn) throw noPeriod('"As On <dd-Mon-yyyy>"', 'registrar summary');
   const out = emptyStatement('REGISTRAR_A_REGISTRAR_B', { from: null, to: asOn });
   const inv = readInvestorBlock(lines, { start, stop: INVESTOR_STOP });
-  out.investor = { ...out.investor, name: inv.fields.name ?? '', email: inv.fields.email, address: inv.fields.address, pincode: inv.fields.pincode, mobile: inv.fields.mobile, pan: inv.fields.pan };
+  out.investor = {
+    ...out.investor,
+    name: inv.fields.name ?? '',
+    email: inv.fields.email,
+    address: inv.fields.address,
+    pincode: inv.fields.pincode,
+    mobile: inv.fields.mobile,
+    pan: inv.fields.pan,
+  };
 
   let hasCost = true;
   let nameX: number | null = null;
@@ -138,7 +158,13 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
       row = { folio, amc, isin, name: [], cost: null, units: null, nav: null, value: null, registrar: null, last: line };
       rows.push(row);
       const end = readValues(w, k, hasCost, row);
-      if (end > k) row.name.push(w.slice(k, end).map((x) => x.text).join(' '));
+      if (end > k)
+        row.name.push(
+          w
+            .slice(k, end)
+            .map((x) => x.text)
+            .join(' '),
+        );
       continue;
     }
     if (!row || !seenHeader) continue;
@@ -150,7 +176,13 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
     }
     if (nameX !== null && w[0].x0 < nameX - size * 2 && !isNumber(w[0].text)) continue;
     const end = readValues(w, 0, hasCost, row);
-    if (end > 0) row.name.push(w.slice(0, end).map((x) => x.text).join(' '));
+    if (end > 0)
+      row.name.push(
+        w
+          .slice(0, end)
+          .map((x) => x.text)
+          .join(' '),
+      );
     row.last = line;
   }
 
@@ -160,7 +192,15 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
   for (const r of rows) {
     let current = byKey.get(`${r.amc}|${r.folio}`);
     if (!current) {
-      current = { folio_number: r.folio, amc: r.amc, registrar: r.registrar, value: 0, linked_holders: [], schemes: [], additional_info: { pan: null, pankyc: null, kyc: null } };
+      current = {
+        folio_number: r.folio,
+        amc: r.amc,
+        registrar: r.registrar,
+        value: 0,
+        linked_holders: [],
+        schemes: [],
+        additional_info: { pan: null, pankyc: null, kyc: null },
+      };
       byKey.set(`${r.amc}|${r.folio}`, current);
       folios.push(current);
     }
@@ -168,7 +208,11 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
     let text = joinWrapped(r.name.map((t) => t.replace(/(^|\s)#(?=\s|$)/g, ' ').trim()).filter(Boolean));
     const code = SCHEME_CODE.exec(text);
     if (code) text = code[2];
-    const name = text.replace(/\(\s*(?:Non[\s-]*)?Demat\s*\)/gi, ' ').replace(/\(\s*formerly[^)]*\)/gi, ' ').replace(/\s+/g, ' ').trim();
+    const name = text
+      .replace(/\(\s*(?:Non[\s-]*)?Demat\s*\)/gi, ' ')
+      .replace(/\(\s*formerly[^)]*\)/gi, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
     const units = r.units ?? 0;
     const value = r.value ?? 0;
     const abs = r.cost === null ? null : round(value - r.cost, 2);
@@ -184,20 +228,44 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
       gain: { absolute: abs, percentage: abs !== null && r.cost ? round((abs / r.cost) * 100, 2) : null },
       transactions: [],
       nominees: [],
-      additional_info: { advisor: null, rta_code: code ? code[1] : null, amfi: null, is_demat: false, open_units: null, close_units: units },
+      additional_info: {
+        advisor: null,
+        rta_code: code ? code[1] : null,
+        amfi: null,
+        is_demat: false,
+        open_units: null,
+        close_units: units,
+      },
     };
     if (s.nav !== null && Math.abs(s.units * s.nav - s.value) > Math.max(1, s.value * 0.001)) {
-      warnings.push({ code: 'ValueMismatch', message: `folio ${r.folio}, scheme '${name}': ${s.units} units x NAV ${s.nav} != value ${s.value}` });
+      warnings.push({
+        code: 'ValueMismatch',
+        message: `folio ${r.folio}, scheme '${name}': ${s.units} units x NAV ${s.nav} != value ${s.value}`,
+      });
     }
     current.schemes.push(s);
   }
   if (!folios.length) {
-    throw new DocumentError('UnsupportedDocument', `no folio rows found in the summary table of this statement (expected rows starting with a folio number under a "Folio No. ... Scheme Name ... Market Value" header; ${doc.pages.length} pages)`);
+    throw new DocumentError(
+      'UnsupportedDocument',
+      `no folio rows found in the summary table of this statement (expected rows starting with a folio number under a "Folio No. ... Scheme Name ... Market Value" header; ${doc.pages.length} pages)`,
+    );
   }
-  if (missingIsin) warnings.push({ code: 'MissingIsin', message: `no ISIN printed for ${missingIsin} scheme${missingIsin > 1 ? 's' : ''} (the summary table has no ISIN column): isin is null there` });
-  for (const f of folios) f.value = exactSum(f.schemes.map((s) => s.value), 2);
+  if (missingIsin)
+    warnings.push({
+      code: 'MissingIsin',
+      message: `no ISIN printed for ${missingIsin} scheme${missingIsin > 1 ? 's' : ''} (the summary table has no ISIN column): isin is null there`,
+    });
+  for (const f of folios)
+    f.value = exactSum(
+      f.schemes.map((s) => s.value),
+      2,
+    );
   out.mutual_funds = folios;
-  const total = exactSum(folios.map((f) => f.value), 2);
+  const total = exactSum(
+    folios.map((f) => f.value),
+    2,
+  );
   out.summary.total_value = total;
   out.summary.accounts.mutual_funds = { count: folios.length, total_value: total };
   return { data: out, warnings };

@@ -13,7 +13,9 @@ import { fromMilli } from '../db.js';
  * Kept as written; `bound` turns it into the UTC instant the usage log is compared with.
  */
 const When = z.union([z.iso.datetime({ offset: true, local: true }), z.iso.date()]);
-const UsageBody = z.object({ start_time: When.optional(), end_time: When.optional(), limit: z.number().int().min(1).max(1000).optional() }).strict();
+const UsageBody = z
+  .object({ start_time: When.optional(), end_time: When.optional(), limit: z.number().int().min(1).max(1000).optional() })
+  .strict();
 const TokenBody = z.object({ expiry_minutes: z.number().int().min(1, 'must be 1 to 60').max(60, 'must be 1 to 60').optional() }).strict();
 const VerifyBody = z.object({ access_token: z.string().optional(), token: z.string().optional() });
 
@@ -28,59 +30,123 @@ function bound(v: string | undefined, edge: 'start' | 'end'): string {
 
 export const accountRoutes: Section = async (f, { app: { db } }) => {
   // Each operation also answers on its older path name (`<operationId>Legacy` in the document).
-  const both = (paths: [string, string], id: string, add: (url: string, operationId: string) => void): void => paths.forEach((url, i) => add(url, i ? `${id}Legacy` : id));
+  const both = (paths: [string, string], id: string, add: (url: string, operationId: string) => void): void =>
+    paths.forEach((url, i) => add(url, i ? `${id}Legacy` : id));
 
-  both(['/v1/credits', '/credits'], 'checkCredits', (url, operationId) => f.post(url, {
-    schema: { operationId, summary: 'Remaining credits', response: { 200: S.CreditsResponse } },
-    config: { meta: { feature: 'credits', auth: 'key', shape: 'credits' } },
-  }, async (req) => {
-    const p = req.cas.principal!;
-    if (p.sandbox || !p.key) return { status: 'success' as const, used: 0, remaining: null, limit: null, is_unlimited: true, resets_at: null, enabled_features: BILLED };
-    const k = balance(db, p.keyId);
-    return {
-      status: 'success' as const, used: k.used, remaining: k.unlimited ? null : k.remaining, limit: k.unlimited ? null : k.limit,
-      is_unlimited: k.unlimited, resets_at: null, enabled_features: BILLED,
-    };
-  }));
+  both(['/v1/credits', '/credits'], 'checkCredits', (url, operationId) =>
+    f.post(
+      url,
+      {
+        schema: { operationId, summary: 'Remaining credits', response: { 200: S.CreditsResponse } },
+        config: { meta: { feature: 'credits', auth: 'key', shape: 'credits' } },
+      },
+      async (req) => {
+        const p = req.cas.principal!;
+        if (p.sandbox || !p.key)
+          return {
+            status: 'success' as const,
+            used: 0,
+            remaining: null,
+            limit: null,
+            is_unlimited: true,
+            resets_at: null,
+            enabled_features: BILLED,
+          };
+        const k = balance(db, p.keyId);
+        return {
+          status: 'success' as const,
+          used: k.used,
+          remaining: k.unlimited ? null : k.remaining,
+          limit: k.unlimited ? null : k.limit,
+          is_unlimited: k.unlimited,
+          resets_at: null,
+          enabled_features: BILLED,
+        };
+      },
+    ),
+  );
 
-  both(['/v1/usage', '/logs'], 'getUsageLogs', (url, operationId) => f.post(url, {
-    schema: { operationId, summary: 'Usage logs', body: UsageBody, response: { 200: S.UsageResponse } },
-    config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage' } },
-  }, async (req) => {
-    const logs = usageLogs(db, req.cas.principal!.keyId, bound(req.body.start_time, 'start'), bound(req.body.end_time, 'end'), req.body.limit ?? 100);
-    return { status: 'success' as const, logs, count: logs.length } as never;
-  }));
+  both(['/v1/usage', '/logs'], 'getUsageLogs', (url, operationId) =>
+    f.post(
+      url,
+      {
+        schema: { operationId, summary: 'Usage logs', body: UsageBody, response: { 200: S.UsageResponse } },
+        config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage' } },
+      },
+      async (req) => {
+        const logs = usageLogs(
+          db,
+          req.cas.principal!.keyId,
+          bound(req.body.start_time, 'start'),
+          bound(req.body.end_time, 'end'),
+          req.body.limit ?? 100,
+        );
+        return { status: 'success' as const, logs, count: logs.length } as never;
+      },
+    ),
+  );
 
-  both(['/v1/usage/summary', '/logs/summary'], 'getUsageSummary', (url, operationId) => f.post(url, {
-    schema: { operationId, summary: 'Usage by feature', body: UsageBody, response: { 200: S.UsageSummaryResponse } },
-    config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage_summary' } },
-  }, async (req) => {
-    const rows = usageByFeature(db, req.cas.principal!.keyId, bound(req.body.start_time, 'start'), bound(req.body.end_time, 'end'));
-    const by = rows.map((r) => ({ feature: r.feature, credits: r.credits, requests: r.requests }));
-    return { status: 'success' as const, summary: { total_credits: fromMilli(rows.reduce((s, r) => s + r.milli, 0)), total_requests: rows.reduce((s, r) => s + r.requests, 0), by_feature: by } } as never;
-  }));
+  both(['/v1/usage/summary', '/logs/summary'], 'getUsageSummary', (url, operationId) =>
+    f.post(
+      url,
+      {
+        schema: { operationId, summary: 'Usage by feature', body: UsageBody, response: { 200: S.UsageSummaryResponse } },
+        config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage_summary' } },
+      },
+      async (req) => {
+        const rows = usageByFeature(db, req.cas.principal!.keyId, bound(req.body.start_time, 'start'), bound(req.body.end_time, 'end'));
+        const by = rows.map((r) => ({ feature: r.feature, credits: r.credits, requests: r.requests }));
+        return {
+          status: 'success' as const,
+          summary: {
+            total_credits: fromMilli(rows.reduce((s, r) => s + r.milli, 0)),
+            total_requests: rows.reduce((s, r) => s + r.requests, 0),
+            by_feature: by,
+          },
+        } as never;
+      },
+    ),
+  );
 
-  both(['/v1/token', '/v1/access-token'], 'generateAccessToken', (url, operationId) => f.post(url, {
-    schema: { operationId, summary: 'Create an access token', body: TokenBody, response: { 200: S.TokenResponse } },
-    config: { meta: { feature: 'token', auth: 'key' } },
-  }, async (req) => {
-    const { token, expiresIn } = createAccessToken(db, req.cas.principal!.keyId, req.body.expiry_minutes ?? 60);
-    return { status: 'success' as const, access_token: token, token_type: 'api_key' as const, expires_in: expiresIn };
-  }));
+  both(['/v1/token', '/v1/access-token'], 'generateAccessToken', (url, operationId) =>
+    f.post(
+      url,
+      {
+        schema: { operationId, summary: 'Create an access token', body: TokenBody, response: { 200: S.TokenResponse } },
+        config: { meta: { feature: 'token', auth: 'key' } },
+      },
+      async (req) => {
+        const { token, expiresIn } = createAccessToken(db, req.cas.principal!.keyId, req.body.expiry_minutes ?? 60);
+        return { status: 'success' as const, access_token: token, token_type: 'api_key' as const, expires_in: expiresIn };
+      },
+    ),
+  );
 
-  both(['/v1/token/verify', '/v1/verify-token'], 'verifyAccessToken', (url, operationId) => f.post(url, {
-    schema: { operationId, summary: 'Check an access token (the one in x-api-key, or access_token in the body)', body: VerifyBody, response: { 200: S.TokenVerifyResponse } },
-    config: { meta: { feature: 'token', auth: 'key', tokenSelfCheck: true, shape: 'token_verify' } },
-  }, async (req) => {
-    // Two forms: the hosted API's bodiless call with the token itself in x-api-key, and the API key
-    // in x-api-key with the token to check in the body.
-    const self = req.cas.selfToken;
-    const t = self ?? req.body.access_token ?? req.body.token;
-    if (!t) throw new ApiError(400, 'give the token to check in access_token, or send the access token itself in x-api-key');
-    const found = findAccessToken(db, t);
-    if (!found || (!self && found.keyId !== req.cas.principal!.keyId) || (self && found.keyId && (!found.key || found.key.revoked_at))) return { status: 'success' as const, valid: false, masked_api_key: null, error: 'unknown token' };
-    const masked = found.key ? maskKey(found.key.prefix) : 'sandbox';
-    if (found.expired) return { status: 'success' as const, valid: false, masked_api_key: masked, error: 'token expired' };
-    return { status: 'success' as const, valid: true, masked_api_key: masked, error: null };
-  }));
+  both(['/v1/token/verify', '/v1/verify-token'], 'verifyAccessToken', (url, operationId) =>
+    f.post(
+      url,
+      {
+        schema: {
+          operationId,
+          summary: 'Check an access token (the one in x-api-key, or access_token in the body)',
+          body: VerifyBody,
+          response: { 200: S.TokenVerifyResponse },
+        },
+        config: { meta: { feature: 'token', auth: 'key', tokenSelfCheck: true, shape: 'token_verify' } },
+      },
+      async (req) => {
+        // Two forms: the hosted API's bodiless call with the token itself in x-api-key, and the API key
+        // in x-api-key with the token to check in the body.
+        const self = req.cas.selfToken;
+        const t = self ?? req.body.access_token ?? req.body.token;
+        if (!t) throw new ApiError(400, 'give the token to check in access_token, or send the access token itself in x-api-key');
+        const found = findAccessToken(db, t);
+        if (!found || (!self && found.keyId !== req.cas.principal!.keyId) || (self && found.keyId && (!found.key || found.key.revoked_at)))
+          return { status: 'success' as const, valid: false, masked_api_key: null, error: 'unknown token' };
+        const masked = found.key ? maskKey(found.key.prefix) : 'sandbox';
+        if (found.expired) return { status: 'success' as const, valid: false, masked_api_key: masked, error: 'token expired' };
+        return { status: 'success' as const, valid: true, masked_api_key: masked, error: null };
+      },
+    ),
+  );
 };

@@ -14,8 +14,14 @@ import { ParseBody, parseInput, readInput } from './parse.js';
 const Fy = z.string().refine((fy) => Boolean(normaliseFy(fy)), 'must be a financial year like 2025-26');
 const GainsBody = ParseBody.omit({ broker_type: true }).extend({
   fy: Fy.optional(),
-  scheme_types: z.string('must be the CSV text ISIN,equity|debt|other').optional().meta({ description: 'CSV lines ISIN,equity|debt|other' }),
-  fmv: z.string('must be the text of the NAV history download').optional().meta({ description: 'NAV history download text holding the NAVs of 31 Jan 2018' }),
+  scheme_types: z
+    .string('must be the CSV text ISIN,equity|debt|other')
+    .optional()
+    .meta({ description: 'CSV lines ISIN,equity|debt|other' }),
+  fmv: z
+    .string('must be the text of the NAV history download')
+    .optional()
+    .meta({ description: 'NAV history download text holding the NAVs of 31 Jan 2018' }),
 });
 
 function options(body: z.output<typeof GainsBody>, fy: string | undefined): GainsOptions {
@@ -25,25 +31,36 @@ function options(body: z.output<typeof GainsBody>, fy: string | undefined): Gain
     if (body.scheme_types !== undefined) out.schemeTypes = parseSchemeTypes(body.scheme_types);
     if (body.fmv !== undefined) out.fmv = parseFmvFile(body.fmv);
   } catch (err) {
-    throw new ApiError(400, (err as Error).message.replace(/^--(scheme-types|fmv)/, (_, n: string) => n.replace('-', '_')));
+    throw new ApiError(
+      400,
+      (err as Error).message.replace(/^--(scheme-types|fmv)/, (_, n: string) => n.replace('-', '_')),
+    );
   }
   return out;
 }
 
 export const gainsRoutes: Section = async (f, { app }) => {
-  f.post('/v4/smart/gains', {
-    schema: {
-      operationId: 'smartGains', summary: 'Realised capital gains of a detailed registrar statement (FIFO, Indian tax rules by date); billed like smart parse',
-      querystring: z.object({ fy: Fy.optional() }), body: GainsBody, response: { 200: S.GainsReport },
+  f.post(
+    '/v4/smart/gains',
+    {
+      schema: {
+        operationId: 'smartGains',
+        summary: 'Realised capital gains of a detailed registrar statement (FIFO, Indian tax rules by date); billed like smart parse',
+        querystring: z.object({ fy: Fy.optional() }),
+        body: GainsBody,
+        response: { 200: S.GainsReport },
+      },
+      config: { meta: { feature: 'parse', auth: 'v4' }, doc: { fileFields: ['file', 'pdf_file'] } },
     },
-    config: { meta: { feature: 'parse', auth: 'v4' }, doc: { fileFields: ['file', 'pdf_file'] } },
-  }, async (req) => {
-    const multipart = req.isMultipart();
-    const opts = options(multipart ? {} : req.body, (multipart ? undefined : req.body.fy) ?? req.query.fy);
-    const input = await readInput(req, ['file', 'pdf_file'], app.config.maxUploadBytes);
-    if (req.cas.principal?.sandbox) return computeGains([sample('registrar-detailed') as S.ParsedStatement], opts);
-    const data = (await parseInput(app, input)) as S.ParsedStatement;
-    if (!data || !Array.isArray(data.mutual_funds)) throw new ApiError(400, 'gains need a statement with mutual fund transactions, not a contract note');
-    return computeGains([data], opts);
-  });
+    async (req) => {
+      const multipart = req.isMultipart();
+      const opts = options(multipart ? {} : req.body, (multipart ? undefined : req.body.fy) ?? req.query.fy);
+      const input = await readInput(req, ['file', 'pdf_file'], app.config.maxUploadBytes);
+      if (req.cas.principal?.sandbox) return computeGains([sample('registrar-detailed') as S.ParsedStatement], opts);
+      const data = (await parseInput(app, input)) as S.ParsedStatement;
+      if (!data || !Array.isArray(data.mutual_funds))
+        throw new ApiError(400, 'gains need a statement with mutual fund transactions, not a contract note');
+      return computeGains([data], opts);
+    },
+  );
 };

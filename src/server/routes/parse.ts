@@ -22,7 +22,12 @@ export const ParseBody = z.object({
   broker_type: z.string().optional(),
 });
 
-interface ParseInput { bytes?: Buffer; url?: string; password?: string; broker?: string }
+interface ParseInput {
+  bytes?: Buffer;
+  url?: string;
+  password?: string;
+  broker?: string;
+}
 
 /** The PDF and its options from a JSON (validated `ParseBody`) or multipart request; exactly one source. */
 export async function readInput(req: FastifyRequest, fileFields: readonly string[], maxBytes: number): Promise<ParseInput> {
@@ -78,25 +83,57 @@ const realId = (p: string): string => p.replace(/^\/v4\//, '').replace(/[/_]+(.)
 
 /** Smart parse, then each format's own endpoint. */
 const ENDPOINTS = [
-  { path: '/v4/smart/parse', operationId: 'smartParse', summary: 'Detect the statement type and parse', type: undefined, feature: 'parse', fileFields: ['file', 'pdf_file'], sample: 'depository_a', passwordRequired: false, contract: false },
+  {
+    path: '/v4/smart/parse',
+    operationId: 'smartParse',
+    summary: 'Detect the statement type and parse',
+    type: undefined,
+    feature: 'parse',
+    fileFields: ['file', 'pdf_file'],
+    sample: 'depository_a',
+    passwordRequired: false,
+    contract: false,
+  },
   ...FORMATS.map((f) => ({ ...f.endpoint, summary: `Parse a ${f.label}`, type: f.id, contract: f.schema === 'contract-note' })),
 ] as const;
 
 export const parseRoutes: Section = async (f, { app }) => {
   for (const e of ENDPOINTS) {
-    f.post(e.path, {
-      schema: { operationId: e.operationId, summary: e.summary, body: ParseBody, response: { 200: e.contract ? S.ContractNote : S.ParsedStatement } },
-      config: { meta: { feature: e.feature, auth: 'v4', shape: e.type === undefined ? 'parse' : e.contract ? 'contract_note' : 'statement', request: 'contract_note' }, doc: { fileFields: e.fileFields, realIds: realPaths(e.path).map(realId) } },
-    }, async (req) => {
-      const input = await readInput(req, e.fileFields, app.config.maxUploadBytes);
-      let broker: BrokerId | undefined;
-      if (input.broker) {
-        broker = resolveBroker(input.broker);
-        if (!broker) throw new ApiError(400, `broker_type must be one of ${BROKERS.map((b) => (req.cas.names === 'real' ? b.realValue : b.id)).join(', ')}`);
-      }
-      if (req.cas.principal?.sandbox) return sample(e.sample) as never;
-      if (e.passwordRequired && !input.password) throw new ApiError(400, `password is required for ${e.type === 'contract_note' ? 'contract notes' : 'this statement'}`);
-      return (await parseInput(app, input, e.type, broker)) as never;
-    });
+    f.post(
+      e.path,
+      {
+        schema: {
+          operationId: e.operationId,
+          summary: e.summary,
+          body: ParseBody,
+          response: { 200: e.contract ? S.ContractNote : S.ParsedStatement },
+        },
+        config: {
+          meta: {
+            feature: e.feature,
+            auth: 'v4',
+            shape: e.type === undefined ? 'parse' : e.contract ? 'contract_note' : 'statement',
+            request: 'contract_note',
+          },
+          doc: { fileFields: e.fileFields, realIds: realPaths(e.path).map(realId) },
+        },
+      },
+      async (req) => {
+        const input = await readInput(req, e.fileFields, app.config.maxUploadBytes);
+        let broker: BrokerId | undefined;
+        if (input.broker) {
+          broker = resolveBroker(input.broker);
+          if (!broker)
+            throw new ApiError(
+              400,
+              `broker_type must be one of ${BROKERS.map((b) => (req.cas.names === 'real' ? b.realValue : b.id)).join(', ')}`,
+            );
+        }
+        if (req.cas.principal?.sandbox) return sample(e.sample) as never;
+        if (e.passwordRequired && !input.password)
+          throw new ApiError(400, `password is required for ${e.type === 'contract_note' ? 'contract notes' : 'this statement'}`);
+        return (await parseInput(app, input, e.type, broker)) as never;
+      },
+    );
   }
 };

@@ -5,37 +5,72 @@ import { ApiError, type Section } from '../context.js';
 import { resolveCategory, verify } from '../registry.js';
 import { kycStatus, RecordedKycProvider, SandboxKycProvider, type KycProvider } from '../kyc.js';
 
-const RegulatorBody = z.object({ registration_number: z.string().optional(), name: z.string().optional(), type: z.string().optional() }).strict();
+const RegulatorBody = z
+  .object({ registration_number: z.string().optional(), name: z.string().optional(), type: z.string().optional() })
+  .strict();
 const PAN = 'must be a PAN like ABCDE1234F';
-const KycBody = z.object({ pan_no: z.string(PAN).trim().toUpperCase().regex(/^[A-Z]{5}\d{4}[A-Z]$/, PAN) });
+const KycBody = z.object({
+  pan_no: z
+    .string(PAN)
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z]{5}\d{4}[A-Z]$/, PAN),
+});
 
 export const verificationRoutes: Section = async (f, { app }) => {
-  f.post('/v1/verify/regulator', {
-    schema: { operationId: 'verifyRegulatorIntermediary', summary: 'Verify a market-regulator registration', body: RegulatorBody, response: { 200: S.RegulatorResponse } },
-    config: { meta: { feature: 'regulator', auth: 'key', shape: 'regulator' }, doc: { realIds: ['verifySebiIntermediary'] } },
-  }, async (req) => {
-    const { registration_number, name, type } = req.body;
-    if (!registration_number?.trim() && !name?.trim()) throw new ApiError(400, 'give registration_number, or name with type');
-    let category = null;
-    if (type !== undefined) {
-      category = resolveCategory(type);
-      if (!category) throw new ApiError(400, `unknown type '${type}'; use a category slug or one of ria, ra, pms, broker, rta, mf, aif, cra, vcf, fvci, fpi, kra, invit, reit`);
-    }
-    if (!registration_number?.trim() && !category) throw new ApiError(400, 'type is required with name');
-    const r = verify(app.db, { registration_number: registration_number?.trim() || undefined, name, type: category });
-    if ('error' in r) throw new ApiError(422, r.error);
-    req.cas.success = r.verified;
-    return r as never;
-  });
+  f.post(
+    '/v1/verify/regulator',
+    {
+      schema: {
+        operationId: 'verifyRegulatorIntermediary',
+        summary: 'Verify a market-regulator registration',
+        body: RegulatorBody,
+        response: { 200: S.RegulatorResponse },
+      },
+      config: { meta: { feature: 'regulator', auth: 'key', shape: 'regulator' }, doc: { realIds: ['verifySebiIntermediary'] } },
+    },
+    async (req) => {
+      const { registration_number, name, type } = req.body;
+      if (!registration_number?.trim() && !name?.trim()) throw new ApiError(400, 'give registration_number, or name with type');
+      let category = null;
+      if (type !== undefined) {
+        category = resolveCategory(type);
+        if (!category)
+          throw new ApiError(
+            400,
+            `unknown type '${type}'; use a category slug or one of ria, ra, pms, broker, rta, mf, aif, cra, vcf, fvci, fpi, kra, invit, reit`,
+          );
+      }
+      if (!registration_number?.trim() && !category) throw new ApiError(400, 'type is required with name');
+      const r = verify(app.db, { registration_number: registration_number?.trim() || undefined, name, type: category });
+      if ('error' in r) throw new ApiError(422, r.error);
+      req.cas.success = r.verified;
+      return r as never;
+    },
+  );
 
   const sandbox = new SandboxKycProvider();
-  const configured: KycProvider | null = app.config.kyc.provider === 'sandbox' ? sandbox : app.config.kyc.provider === 'recorded' && app.config.kyc.dir ? new RecordedKycProvider(app.config.kyc.dir) : null;
-  f.post('/v1/kyc/pan/status', {
-    schema: { operationId: 'checkKycPanStatus', summary: 'KYC status of a PAN across the five agencies', body: KycBody, response: { 200: S.KycStatusResponse } },
-    config: { meta: { feature: 'kyc', auth: 'key', shape: 'kyc' } },
-  }, async (req) => {
-    const provider = req.cas.principal?.sandbox ? sandbox : configured;
-    if (!provider) throw new ApiError(503, 'no KYC agency provider is configured on this server (CAS_KYC_PROVIDER)');
-    return kycStatus(provider, req.body.pan_no, app.config.kyc.timeoutMs) as never;
-  });
+  const configured: KycProvider | null =
+    app.config.kyc.provider === 'sandbox'
+      ? sandbox
+      : app.config.kyc.provider === 'recorded' && app.config.kyc.dir
+        ? new RecordedKycProvider(app.config.kyc.dir)
+        : null;
+  f.post(
+    '/v1/kyc/pan/status',
+    {
+      schema: {
+        operationId: 'checkKycPanStatus',
+        summary: 'KYC status of a PAN across the five agencies',
+        body: KycBody,
+        response: { 200: S.KycStatusResponse },
+      },
+      config: { meta: { feature: 'kyc', auth: 'key', shape: 'kyc' } },
+    },
+    async (req) => {
+      const provider = req.cas.principal?.sandbox ? sandbox : configured;
+      if (!provider) throw new ApiError(503, 'no KYC agency provider is configured on this server (CAS_KYC_PROVIDER)');
+      return kycStatus(provider, req.body.pan_no, app.config.kyc.timeoutMs) as never;
+    },
+  );
 };

@@ -5,17 +5,56 @@
 import { stmt, type DB } from '../db.js';
 import { sealWebhookSecret } from '../secrets.js';
 
-export interface InboundRow { id: string; key_id: number; email: string; reference: string | null; callback_url: string | null; allowed_sources: string; metadata: string; status: string; created_at: string; updated_at: string }
-export interface InboundFileRow { id: number; received_at: string }
+export interface InboundRow {
+  id: string;
+  key_id: number;
+  email: string;
+  reference: string | null;
+  callback_url: string | null;
+  allowed_sources: string;
+  metadata: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+export interface InboundFileRow {
+  id: number;
+  received_at: string;
+}
 
 export function inboundAddressTaken(db: DB, email: string): boolean {
   return Boolean(stmt(db, 'SELECT 1 FROM inbound_emails WHERE lower(email) = lower(?)').get(email));
 }
 
-export function createInbound(db: DB, r: { id: string; keyId: number; email: string; reference: string | null; callbackUrl: string | null; allowedSources: string[]; metadata: Record<string, string>; secret: string }): InboundRow {
+export function createInbound(
+  db: DB,
+  r: {
+    id: string;
+    keyId: number;
+    email: string;
+    reference: string | null;
+    callbackUrl: string | null;
+    allowedSources: string[];
+    metadata: Record<string, string>;
+    secret: string;
+  },
+): InboundRow {
   const now = new Date().toISOString();
-  stmt(db, 'INSERT INTO inbound_emails (id, key_id, email, reference, callback_url, allowed_sources, metadata, webhook_secret, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-    r.id, r.keyId, r.email, r.reference, r.callbackUrl, JSON.stringify(r.allowedSources), JSON.stringify(r.metadata), sealWebhookSecret(db, r.secret), 'active', now, now,
+  stmt(
+    db,
+    'INSERT INTO inbound_emails (id, key_id, email, reference, callback_url, allowed_sources, metadata, webhook_secret, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  ).run(
+    r.id,
+    r.keyId,
+    r.email,
+    r.reference,
+    r.callbackUrl,
+    JSON.stringify(r.allowedSources),
+    JSON.stringify(r.metadata),
+    sealWebhookSecret(db, r.secret),
+    'active',
+    now,
+    now,
   );
   return inboundById(db, r.id)!;
 }
@@ -30,11 +69,21 @@ export function ownInbound(db: DB, id: string, keyId: number): InboundRow | unde
   return r && r.key_id === keyId ? r : undefined;
 }
 
-export function listInbound(db: DB, keyId: number, status: 'active' | 'paused' | 'all', limit: number, offset: number): { rows: InboundRow[]; total: number } {
+export function listInbound(
+  db: DB,
+  keyId: number,
+  status: 'active' | 'paused' | 'all',
+  limit: number,
+  offset: number,
+): { rows: InboundRow[]; total: number } {
   const where = status === 'all' ? "status != 'deleted'" : 'status = ?';
   const args = status === 'all' ? [keyId] : [keyId, status];
   const total = (stmt(db, `SELECT COUNT(*) AS n FROM inbound_emails WHERE key_id = ? AND ${where}`).get(...args) as { n: number }).n;
-  const rows = stmt(db, `SELECT * FROM inbound_emails WHERE key_id = ? AND ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`).all(...args, limit, offset) as InboundRow[];
+  const rows = stmt(db, `SELECT * FROM inbound_emails WHERE key_id = ? AND ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`).all(
+    ...args,
+    limit,
+    offset,
+  ) as InboundRow[];
   return { rows, total };
 }
 
@@ -44,10 +93,16 @@ export function setInboundStatus(db: DB, id: string, status: 'active' | 'paused'
 
 /** Up to `limit` files after row id `after`, received at or after (`exclusive`: after) `since`. */
 export function inboundFiles(db: DB, inboundId: string, after: number, since: string, exclusive: boolean, limit: number): InboundFileRow[] {
-  return stmt(db, `SELECT * FROM inbound_files WHERE inbound_email_id = ? AND id > ? AND received_at ${exclusive ? '>' : '>='} ? ORDER BY id LIMIT ?`).all(inboundId, after, since, limit) as InboundFileRow[];
+  return stmt(
+    db,
+    `SELECT * FROM inbound_files WHERE inbound_email_id = ? AND id > ? AND received_at ${exclusive ? '>' : '>='} ? ORDER BY id LIMIT ?`,
+  ).all(inboundId, after, since, limit) as InboundFileRow[];
 }
 
 /** All files received in one instant (the attachments of one email). */
 export function inboundFilesAt(db: DB, inboundId: string, receivedAt: string): InboundFileRow[] {
-  return stmt(db, 'SELECT * FROM inbound_files WHERE inbound_email_id = ? AND received_at = ? ORDER BY id').all(inboundId, receivedAt) as InboundFileRow[];
+  return stmt(db, 'SELECT * FROM inbound_files WHERE inbound_email_id = ? AND received_at = ? ORDER BY id').all(
+    inboundId,
+    receivedAt,
+  ) as InboundFileRow[];
 }

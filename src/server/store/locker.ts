@@ -1,12 +1,48 @@
 /** Document-locker consent sessions: pending -> authorized | failed; unauthorized ones expire after 10 minutes. */
 import { stmt, type DB } from '../db.js';
 
-export interface LockerSession { id: string; key_id: number; state: string; code_verifier: string; redirect_url: string; purpose: string; documents: string; status: string; access_token: string | null; consented_at: string | null; expires_at: string }
+export interface LockerSession {
+  id: string;
+  key_id: number;
+  state: string;
+  code_verifier: string;
+  redirect_url: string;
+  purpose: string;
+  documents: string;
+  status: string;
+  access_token: string | null;
+  consented_at: string | null;
+  expires_at: string;
+}
 
-export function createLockerSession(db: DB, s: { id: string; keyId: number; state: string; verifier: string; redirectUrl: string; purpose: string; documents: string[]; ttlMs: number }): void {
+export function createLockerSession(
+  db: DB,
+  s: {
+    id: string;
+    keyId: number;
+    state: string;
+    verifier: string;
+    redirectUrl: string;
+    purpose: string;
+    documents: string[];
+    ttlMs: number;
+  },
+): void {
   const now = new Date();
-  stmt(db, 'INSERT INTO locker_sessions (id, key_id, state, code_verifier, redirect_url, purpose, documents, status, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-    s.id, s.keyId, s.state, s.verifier, s.redirectUrl, s.purpose, JSON.stringify(s.documents), 'pending', new Date(now.getTime() + s.ttlMs).toISOString(), now.toISOString(),
+  stmt(
+    db,
+    'INSERT INTO locker_sessions (id, key_id, state, code_verifier, redirect_url, purpose, documents, status, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  ).run(
+    s.id,
+    s.keyId,
+    s.state,
+    s.verifier,
+    s.redirectUrl,
+    s.purpose,
+    JSON.stringify(s.documents),
+    'pending',
+    new Date(now.getTime() + s.ttlMs).toISOString(),
+    now.toISOString(),
   );
 }
 
@@ -21,5 +57,10 @@ export function ownLockerSession(db: DB, id: string, keyId: number): LockerSessi
 }
 
 export function setLockerStatus(db: DB, id: string, status: 'authorized' | 'failed', token: string | null = null): void {
-  stmt(db, 'UPDATE locker_sessions SET status = ?, access_token = ?, consented_at = ? WHERE id = ?').run(status, token, status === 'authorized' ? new Date().toISOString() : null, id);
+  stmt(db, 'UPDATE locker_sessions SET status = ?, access_token = ?, consented_at = ? WHERE id = ?').run(
+    status,
+    token,
+    status === 'authorized' ? new Date().toISOString() : null,
+    id,
+  );
 }

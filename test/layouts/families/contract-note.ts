@@ -19,9 +19,19 @@ function make(id: string, broker: BrokerType): LayoutFamily {
       const note = seededNote(broker, s);
       const p = plan(note, s);
       const axes = {
-        ...styleAxes(s), trades: note.trades.length, segments: [...new Set(note.trades.map((t) => t.segment))].join('+'), exchanges: [...new Set(note.trades.map((t) => t.exchange))].join('+'),
-        combinedIdCells: p.cols.some((c) => c.keys.length > 1), symbolIsinLine: p.rows.some((r) => r.kind === 'trade' && r.cells.some((c) => c.some((l) => / \/ IN/.test(l)))),
-        headerBottom: p.headerBottom, repeatHeader: p.repeatHeader, chargesOnNewPage: p.chargesOnNewPage, chargeRows: p.charges.length, chargesAsColumns: Boolean(p.chargeColumns), template: p.cols.some((c) => c.keys.includes('exchange')) ? 'v1' : 'v2', landscape: p.size[0] > p.size[1],
+        ...styleAxes(s),
+        trades: note.trades.length,
+        segments: [...new Set(note.trades.map((t) => t.segment))].join('+'),
+        exchanges: [...new Set(note.trades.map((t) => t.exchange))].join('+'),
+        combinedIdCells: p.cols.some((c) => c.keys.length > 1),
+        symbolIsinLine: p.rows.some((r) => r.kind === 'trade' && r.cells.some((c) => c.some((l) => / \/ IN/.test(l)))),
+        headerBottom: p.headerBottom,
+        repeatHeader: p.repeatHeader,
+        chargesOnNewPage: p.chargesOnNewPage,
+        chargeRows: p.charges.length,
+        chargesAsColumns: Boolean(p.chargeColumns),
+        template: p.cols.some((c) => c.keys.includes('exchange')) ? 'v1' : 'v2',
+        landscape: p.size[0] > p.size[1],
       };
       const expected = toContractExpected(note);
       if (renderer === 'chromium') return { html: renderPlanHtml(p, s), page: { width: p.size[0], height: p.size[1] }, expected, axes };

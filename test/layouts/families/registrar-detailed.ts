@@ -17,10 +17,18 @@ export const family: LayoutFamily = {
     const st = randomRegistrar(s, { registrar, noIsin }, 'detailed');
     const look = drawDetailedLook(s, registrar);
     const jointPans = look.jointLabels && s.rand() < 0.5;
-    if (jointPans) for (const f of st.folios) if (f.holders.length > 1) f.holderPans = f.holders.map((_, i) => (i === 0 ? null : `ZZJPK${1000 + i}Q`));
+    if (jointPans)
+      for (const f of st.folios) if (f.holders.length > 1) f.holderPans = f.holders.map((_, i) => (i === 0 ? null : `ZZJPK${1000 + i}Q`));
     const password = s.rand() < 0.3 ? st.investor.pan : undefined;
     const expected = toExpected(st, 'detailed');
-    const axes = { ...styleAxes(s), ...look, noIsin, jointPans, folios: st.folios.length, transactions: st.folios.reduce((a, f) => a + f.schemes.reduce((b, x) => b + x.txns.length, 0), 0) };
+    const axes = {
+      ...styleAxes(s),
+      ...look,
+      noIsin,
+      jointPans,
+      folios: st.folios.length,
+      transactions: st.folios.reduce((a, f) => a + f.schemes.reduce((b, x) => b + x.txns.length, 0), 0),
+    };
     if (renderer === 'pdfkit') return { pdf: await detailedPdf(st, s, look, password), password, expected, axes };
     const page = pageSize(s);
     return { html: detailedHtml(st, s, look, page), page, password, expected, axes: { ...axes, page } };

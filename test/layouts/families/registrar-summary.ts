@@ -18,7 +18,11 @@ export const family: LayoutFamily = {
     // Folio numbers printed `12345678/90`: that is the folio number the statement gives.
     if (look.folioTight) for (const f of st.folios) f.folio = f.folio.replace(/\s*\/\s*/, '/');
     const password = s.rand() < 0.3 ? st.investor.pan : undefined;
-    const expected = toExpected(st, 'summary', { summaryCodes: look.codes, summaryNoIsin: !look.isinColumn, summaryNoCost: !look.costColumn });
+    const expected = toExpected(st, 'summary', {
+      summaryCodes: look.codes,
+      summaryNoIsin: !look.isinColumn,
+      summaryNoCost: !look.costColumn,
+    });
     const axes = { ...styleAxes(s), ...look, folios: st.folios.length };
     if (renderer === 'pdfkit') return { pdf: await summaryPdf(st, s, look, password), password, expected, axes };
     // The summary is a wide table: landscape pages, of the style's height.

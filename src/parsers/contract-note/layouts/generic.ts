@@ -6,9 +6,13 @@ import type { ChargeKey, ColKey, FactKey } from './types.js';
 
 /** A trade-table column label (normalised: lower case, punctuation as spaces) -> the values it holds. */
 export function genericColumn(label: string): ColKey[] {
-  const l = ` ${label.replace(/\b(rs|inr)\b/g, ' ').replace(/\s+/g, ' ').trim()} `;
+  const l = ` ${label
+    .replace(/\b(rs|inr)\b/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()} `;
   const no = (w: string): boolean => new RegExp(` ${w} (no|nos|number|id|ref)( |$)`).test(l);
-  const time = (w: string): boolean => new RegExp(` ${w} (time|no time|number time|no and time|no order time|no trade time)( |$)`).test(l) || (no(w) && / time /.test(l));
+  const time = (w: string): boolean =>
+    new RegExp(` ${w} (time|no time|number time|no and time|no order time|no trade time)( |$)`).test(l) || (no(w) && / time /.test(l));
   const out: ColKey[] = [];
   if (no('order')) out.push('orderNo');
   if (time('order')) out.push('orderTime');
@@ -68,7 +72,12 @@ export const GENERIC_FACTS: Record<FactKey, string[]> = {
 export function genericCharge(label: string): ChargeKey | 'ignore' | null {
   const l = label;
   // Rate rows (`CGST Rate *`) and cess carry no amount the schema keeps.
-  if (/^(cgst|sgst|igst|ugst|utgst|utt|cess|gst) rate( rs)?$|^(ugst|utgst|utt|cess|gst)\b|^total taxable value|^(scrip |sub ?|grand )?total\b(?! brokerage| before levies)|^(buy|sell|service tax)\b/.test(l)) return 'ignore';
+  if (
+    /^(cgst|sgst|igst|ugst|utgst|utt|cess|gst) rate( rs)?$|^(ugst|utgst|utt|cess|gst)\b|^total taxable value|^(scrip |sub ?|grand )?total\b(?! brokerage| before levies)|^(buy|sell|service tax)\b/.test(
+      l,
+    )
+  )
+    return 'ignore';
   if (/^(cgst|central gst)/.test(l)) return 'cgst';
   if (/^(sgst|state gst)/.test(l)) return 'sgst';
   if (/^(igst|integrated gst)/.test(l)) return 'igst';
@@ -76,7 +85,12 @@ export function genericCharge(label: string): ChargeKey | 'ignore' | null {
   if (/^taxable value.*\bexchange\b|^taxable value.*transaction charges/.test(l)) return 'exchange';
   if (/^taxable value.*\bsebi\b/.test(l)) return 'sebi';
   if (/^taxable value.*\bclearing\b/.test(l)) return 'clearing';
-  if (/^(pay ?in ?(and )?\/? ?pay ?out|pay in pay out|payin payout|obligation|net obligation|pay in out|pay ?in obligation|pay ?out obligation|total before levies)/.test(l)) return 'obligation';
+  if (
+    /^(pay ?in ?(and )?\/? ?pay ?out|pay in pay out|payin payout|obligation|net obligation|pay in out|pay ?in obligation|pay ?out obligation|total before levies)/.test(
+      l,
+    )
+  )
+    return 'obligation';
   if (/^(taxable value|(total )?brokerage)/.test(l)) return 'brokerage';
   if (/^(exchange )?(transaction|txn) charges?|^exchange (charges|turnover charges|transaction)/.test(l)) return 'exchange';
   if (/^clearing/.test(l)) return 'clearing';
