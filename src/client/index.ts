@@ -11,24 +11,6 @@ import * as S from '../schema/index.js';
 
 /** Bodies the service answers that have no named schema in src/schema. */
 const Done = z.object({ status: z.literal('success'), msg: z.string() });
-const LockerSession = z.object({
-  status: z.literal('success'),
-  session_id: z.string(),
-  authorization_url: z.url(),
-  expires_in: z.number(),
-});
-const LockerResult = z.object({
-  status: z.literal('success'),
-  session_id: z.string(),
-  identity: S.VerifiedIdentity,
-  consent: S.ConsentReceipt,
-  documents: z.array(S.LockerDocument),
-  records: z.object({
-    pan: S.PanCertificate.nullable(),
-    national_id: S.NationalIdRecord.nullable(),
-    driving_licence: S.DrivingLicence.nullable(),
-  }),
-});
 const InboundFilesPage = z.object({
   status: z.literal('success'),
   files: z.array(S.EmailStatementFile.extend({ received_at: z.string() })),
@@ -218,10 +200,10 @@ export class CasClient {
     return this.call('/v1/kyc/pan/status', { pan_no: pan }, S.KycStatusResponse);
   }
   lockerSession(body: { consent: true; purpose: string; redirect_url: string; documents?: string[] }) {
-    return this.call('/v1/kyc/locker/session', body, LockerSession);
+    return this.call('/v1/kyc/locker/session', body, S.LockerSessionResponse);
   }
   lockerResult(sessionId: string) {
-    return this.call(`/v1/kyc/locker/result/${encodeURIComponent(sessionId)}`, {}, LockerResult);
+    return this.call(`/v1/kyc/locker/result/${encodeURIComponent(sessionId)}`, {}, S.LockerResultResponse);
   }
 
   // Inbound email (forwarding addresses).

@@ -82,4 +82,26 @@ export const LockerDocument = z.object({
 
 export const ConsentReceipt = z.object({ consented_at: IsoDateTime.nullable(), purpose: s });
 
+/** POST /v1/kyc/locker/session response. */
+export const LockerSessionResponse = z.object({
+  status: z.literal('success'),
+  session_id: z.string(),
+  authorization_url: z.url(),
+  expires_in: z.number().int(),
+});
+
+/** POST /v1/kyc/locker/result/{session_id} response: the identity, consent, documents and the parsed records. */
+export const LockerResultResponse = z.object({
+  status: z.literal('success'),
+  session_id: z.string(),
+  identity: VerifiedIdentity,
+  consent: ConsentReceipt,
+  documents: z.array(LockerDocument),
+  records: z.object({
+    pan: PanCertificate.nullable(),
+    national_id: NationalIdRecord.nullable(),
+    driving_licence: DrivingLicence.nullable(),
+  }),
+});
+
 export type VerifiedIdentity = z.infer<typeof VerifiedIdentity>;

@@ -32,6 +32,7 @@ import { stmt } from './db.js';
 import { realFileName, toReal } from '../schema/dialect.js';
 import type { App } from './context.js';
 import { postJson } from './fetch-url.js';
+import type { InboundRow as StoredInbound } from './store/inbound.js';
 import { baseUrl } from './files.js';
 import { webhookSecret } from './secrets.js';
 import type { StatementSource } from '../schema/index.js';
@@ -96,17 +97,8 @@ async function pdfAttachments(mail: ParsedMail, depth = 0): Promise<{ filename: 
   return out;
 }
 
-interface InboundRow {
-  id: string;
-  key_id: number;
-  email: string;
-  reference: string | null;
-  callback_url: string | null;
-  allowed_sources: string;
-  metadata: string;
-  webhook_secret: string;
-  status: string;
-}
+/** A forwarding address as stored, with its (sealed) webhook secret. */
+type InboundRow = StoredInbound & { webhook_secret: string };
 
 export interface InboundService {
   smtp: SMTPServer | null;

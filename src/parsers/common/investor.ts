@@ -90,3 +90,8 @@ export function readInvestorBlock(lines: readonly Line[], o: InvestorBlockOption
   }
   return { fields: f, end: Math.min(i, used + 1) };
 }
+
+/** A statement's `investor` with the fields of its investor block laid over it (a missing name is ''). */
+export function withInvestorFields<T extends { name: string }>(investor: T, f: InvestorFields): T {
+  return { ...investor, name: f.name ?? '', email: f.email, address: f.address, pincode: f.pincode, mobile: f.mobile, pan: f.pan };
+}

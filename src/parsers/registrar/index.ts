@@ -13,7 +13,7 @@ import { exactSum, round } from '../../pdf/numbers.js';
 import { joinWrapped } from '../../pdf/table.js';
 import type { MutualFundFolio, ParsedStatement, ParseWarning, Scheme, Transaction } from '../../schema/index.js';
 import { classifyTransaction, dividendRate, emptyStatement, noPeriod, type ParseResult } from '../common.js';
-import { readInvestorBlock } from '../common/investor.js';
+import { readInvestorBlock, withInvestorFields } from '../common/investor.js';
 import { lineSize, squash, trailingNumbers } from '../common/lines.js';
 import { parseSummaryForm } from './summary.js';
 import {
@@ -141,15 +141,7 @@ export function parseRegistrar(doc: PdfDocument): ParseResult<ParsedStatement> {
   if (!period.to) throw noPeriod('"<dd-Mon-yyyy> To <dd-Mon-yyyy>"', 'registrar statement');
   const out = emptyStatement('REGISTRAR_A_REGISTRAR_B', { from: period.from, to: period.to });
   const inv = readInvestorBlock(lines, { start: period.index + 1, stop: INVESTOR_STOP });
-  out.investor = {
-    ...out.investor,
-    name: inv.fields.name ?? '',
-    email: inv.fields.email,
-    address: inv.fields.address,
-    pincode: inv.fields.pincode,
-    mobile: inv.fields.mobile,
-    pan: inv.fields.pan,
-  };
+  out.investor = withInvestorFields(out.investor, inv.fields);
 
   // Columns: the nearest header above (one to four stacked lines), else learned from full rows.
   let cols: TxnColumns | null = null;

@@ -13,7 +13,7 @@ import { joinWrapped } from '../../pdf/table.js';
 import { DATE_TOKEN, exactSum, isNumber, parseDate, parseNumber, round } from '../../pdf/numbers.js';
 import type { MutualFundFolio, ParsedStatement, ParseWarning, Scheme } from '../../schema/index.js';
 import { emptyStatement, noPeriod, schemeType, type ParseResult } from '../common.js';
-import { readInvestorBlock } from '../common/investor.js';
+import { readInvestorBlock, withInvestorFields } from '../common/investor.js';
 import { lineSize, matchStackedHeader, mergeSplitRows, squash } from '../common/lines.js';
 import { INVESTOR_STOP, isAmcHeading, SCHEME_CODE } from './sections.js';
 
@@ -104,15 +104,7 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
   if (!asOn) throw noPeriod('"As On <dd-Mon-yyyy>"', 'registrar summary');
   const out = emptyStatement('REGISTRAR_A_REGISTRAR_B', { from: null, to: asOn });
   const inv = readInvestorBlock(lines, { start, stop: INVESTOR_STOP });
-  out.investor = {
-    ...out.investor,
-    name: inv.fields.name ?? '',
-    email: inv.fields.email,
-    address: inv.fields.address,
-    pincode: inv.fields.pincode,
-    mobile: inv.fields.mobile,
-    pan: inv.fields.pan,
-  };
+  out.investor = withInvestorFields(out.investor, inv.fields);
 
   let hasCost = true;
   let nameX: number | null = null;

@@ -27,24 +27,6 @@ const SessionBody = z
       .optional(),
   })
   .strict();
-const SessionResponse = z.object({
-  status: z.literal('success'),
-  session_id: z.string(),
-  authorization_url: z.url(),
-  expires_in: z.number().int(),
-});
-const LockerResult = z.object({
-  status: z.literal('success'),
-  session_id: z.string(),
-  identity: S.VerifiedIdentity,
-  consent: S.ConsentReceipt,
-  documents: z.array(S.LockerDocument),
-  records: z.object({
-    pan: S.PanCertificate.nullable(),
-    national_id: S.NationalIdRecord.nullable(),
-    driving_licence: S.DrivingLicence.nullable(),
-  }),
-});
 /** The hosted API's session request (names.ts): `consent_purpose`, and documents it names its own way. */
 const REAL_SESSION_BODY = {
   type: 'object',
@@ -69,7 +51,7 @@ export const lockerRoutes: Section = async (f, { app }) => {
         operationId: 'startLockerSession',
         summary: 'Start a document-locker consent session',
         body: SessionBody,
-        response: { 200: SessionResponse },
+        response: { 200: S.LockerSessionResponse },
       },
       config: {
         meta: { feature: 'locker', auth: 'key', request: 'locker_session' },
@@ -175,7 +157,7 @@ export const lockerRoutes: Section = async (f, { app }) => {
         operationId: 'lockerResult',
         summary: 'Identity, documents and records of a locker session',
         params: z.object({ session_id: z.string() }),
-        response: { 200: LockerResult },
+        response: { 200: S.LockerResultResponse },
       },
       config: {
         meta: { feature: 'locker', auth: 'key', shape: 'locker_result', request: 'locker_result' },
