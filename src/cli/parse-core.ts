@@ -3,11 +3,10 @@
  * the shared worker pool (src/core), so that the limits hold for one file as for a batch.
  */
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 // The pool and the error map only: the parse job itself (parsers, PDF engine) loads in the workers.
 import { errorInfo, PASSWORD_HINT, type JobError } from '../core/errors.js';
-import { ParsePool } from '../core/pool.js';
+import { cores, ParsePool } from '../core/pool.js';
 import type { ParseJob, ParseOutcome, PasswordPlan } from '../core/parse-job.js';
 import type { PdfDocument } from '../pdf/model.js';
 import type { AnyResult, Detection, ParseOptions } from '../parsers/index.js';
@@ -130,7 +129,7 @@ export async function parseMany(
 }
 
 export function defaultJobs(): number {
-  return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  return cores();
 }
 
 /**

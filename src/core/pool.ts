@@ -55,7 +55,8 @@ function outsideMain(): number {
   const m = process.memoryUsage();
   return m.rss - m.heapTotal - m.external;
 }
-const cores = (): number => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
+/** The machine's cores: the default number of workers, for the server's pool and `cas parse --jobs`. */
+export const cores = (): number => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
 
 export class ParsePool {
   private workers: number;
