@@ -8,6 +8,7 @@ import { InboundWebhookPayload } from '../src/schema/index.js';
 import { verifyWebhook } from '../src/shared/webhook-signature.js';
 import { cas, fixture, tmpDir } from './helpers.js';
 import { newKey, post, receiver, serve, smtpPortOf, waitFor, type Served } from './server-helpers.js';
+import { needs } from './tools.js';
 
 const CAMS = readFileSync(fixture('registrar/cams-detailed.pdf'));
 const CDSL = readFileSync(fixture('depository_a/cdsl-cas.pdf'));
@@ -337,7 +338,8 @@ describe('message size cap', () => {
   });
 });
 
-describe('SMTP STARTTLS and inbound link expiry', () => {
+const openssl = needs('openssl');
+describe.skipIf(openssl.skip)(`SMTP STARTTLS and inbound link expiry${openssl.note}`, () => {
   it('with a certificate: STARTTLS is offered, plain MAIL FROM is refused (530) when TLS is required, links expire', async () => {
     const dir = tmpDir();
     const keyFile = path.join(dir, 'smtp.key');

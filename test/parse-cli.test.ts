@@ -6,6 +6,9 @@ import * as pty from 'node-pty';
 import { openPdf } from '../src/pdf/open.js';
 import { detect } from '../src/parsers/detect/index.js';
 import { BIN, cas, cleanEnv, expectedJson, fixture, manifest, ROOT, tmpDir } from './helpers.js';
+import { needs } from './tools.js';
+
+const jq = needs('jq');
 
 const good = manifest().filter((m) => m.kind !== 'bad');
 
@@ -150,7 +153,7 @@ describe('cas parse and cas smart', () => {
     expect(result.screen).toMatch(/--password/);
   });
 
-  it('pipes into jq: JSON on a non-TTY stdout', async () => {
+  it.skipIf(jq.skip)(`pipes into jq: JSON on a non-TTY stdout${jq.note}`, async () => {
     const r = await execa('bash', ['-c', `node ${BIN} parse ${fixture('registrar/cams-detailed-plain.pdf')} | jq .summary.total_value`], {
       env: cleanEnv(),
       extendEnv: false,

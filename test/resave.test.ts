@@ -13,8 +13,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cas, expectedJson, fixture, manifest, tmpDir } from './helpers.js';
+import { needs } from './tools.js';
 
-const qpdfMissing = spawnSync('qpdf', ['--version'], { stdio: 'ignore' }).status !== 0;
+const qpdf = needs('qpdf');
 
 const TOOLS: [string, string, string][] = [
   ['qpdf rewrite', '', ''],
@@ -54,46 +55,43 @@ function resave(src: string, password: string | null, producer: string, creator:
 
 const entries = manifest().filter((m) => m.kind !== 'bad' && !/encrypted\//.test(m.path));
 
-describe.skipIf(qpdfMissing)(
-  `re-saved PDFs parse like the original${qpdfMissing ? ' (skipped: needs qpdf, apt-get install qpdf)' : ''}`,
-  () => {
-    const dir = tmpDir('cas-resave-');
-    for (const [tool, producer, creator] of TOOLS) {
-      it.each(entries.map((m) => [m.path, m] as const))(`${tool}: %s`, async (_p, m) => {
-        const file = resave(
-          fixture(m.path),
-          m.password,
-          producer,
-          creator,
-          dir,
-          `${path.basename(m.path, '.pdf')}-${tool.replace(/\W+/g, '-')}`,
-        );
-        if (producer) {
-          const info = execFileSync('qpdf', ['--json-output', '--json-stream-data=none', file]).toString();
-          expect(info).toContain(producer.slice(0, 20));
-        }
-        const r = await cas(['parse', '--json', file]);
-        expect(r.stderr).not.toMatch(/re-?print/i);
-        expect(r.exitCode).toBe(0);
-        expect(JSON.parse(r.stdout)).toEqual(expectedJson(m.expected));
-      });
-    }
-
-    it('a PDF with no text layer is refused with an error that says so (exit 3), whatever its producer', async () => {
+describe.skipIf(qpdf.skip)(`re-saved PDFs parse like the original${qpdf.note}`, () => {
+  const dir = tmpDir('cas-resave-');
+  for (const [tool, producer, creator] of TOOLS) {
+    it.each(entries.map((m) => [m.path, m] as const))(`${tool}: %s`, async (_p, m) => {
       const file = resave(
-        fixture('bad/image-only.pdf'),
-        null,
-        'macOS Version 15.1 (Build 24B83) Quartz PDFContext',
-        'Preview',
+        fixture(m.path),
+        m.password,
+        producer,
+        creator,
         dir,
-        'image-only-quartz',
+        `${path.basename(m.path, '.pdf')}-${tool.replace(/\W+/g, '-')}`,
       );
-      for (const f of [fixture('bad/image-only.pdf'), file]) {
-        const r = await cas(['parse', f]);
-        expect(r.exitCode).toBe(3);
-        expect(r.stdout).toBe('');
-        expect(r.stderr).toMatch(/no text layer/i);
+      if (producer) {
+        const info = execFileSync('qpdf', ['--json-output', '--json-stream-data=none', file]).toString();
+        expect(info).toContain(producer.slice(0, 20));
       }
+      const r = await cas(['parse', '--json', file]);
+      expect(r.stderr).not.toMatch(/re-?print/i);
+      expect(r.exitCode).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual(expectedJson(m.expected));
     });
-  },
-);
+  }
+
+  it('a PDF with no text layer is refused with an error that says so (exit 3), whatever its producer', async () => {
+    const file = resave(
+      fixture('bad/image-only.pdf'),
+      null,
+      'macOS Version 15.1 (Build 24B83) Quartz PDFContext',
+      'Preview',
+      dir,
+      'image-only-quartz',
+    );
+    for (const f of [fixture('bad/image-only.pdf'), file]) {
+      const r = await cas(['parse', f]);
+      expect(r.exitCode).toBe(3);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/no text layer/i);
+    }
+  });
+});

@@ -1,0 +1,38 @@
+/**
+ * Issue 20 item 6: on a machine without the test tools, `npm test` skips what needs them and says
+ * which tool is missing, instead of failing with assertions that mean nothing. Two test files that
+ * need qpdf and openssl run under vitest with a PATH that holds only `node`.
+ */
+import { readFileSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { ROOT, tmpDir } from './helpers.js';
+import { TEST_PACKAGES } from './tools.js';
+
+describe('missing system tools (issue 20 item 6)', () => {
+  it('skips the tests that need qpdf and openssl, names the tools and passes', async () => {
+    const bin = tmpDir('cas-bare-path-');
+    symlinkSync(process.execPath, path.join(bin, 'node'));
+    const r = await execa(
+      process.execPath,
+      [path.join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', 'test/resave.test.ts', 'test/locker.test.ts'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, PATH: bin, NO_COLOR: '1', FORCE_COLOR: '0' },
+        reject: false,
+      },
+    );
+    const out = `${r.stdout}\n${r.stderr}`;
+    expect(r.exitCode, out).toBe(0);
+    expect(out).toMatch(/skipped: tests that need qpdf \(Debian package qpdf; `npm run setup:test` installs the test tools\)/);
+    expect(out).toMatch(/skipped: tests that need openssl \(Debian package openssl;/);
+    expect(out).toMatch(/Tests\s+\d+ skipped/);
+    expect(out).not.toMatch(/\d+ failed/);
+  });
+
+  it('scripts/setup-test.sh installs the package of every tool the tests name', () => {
+    const script = readFileSync(path.join(ROOT, 'scripts/setup-test.sh'), 'utf8');
+    for (const pkg of TEST_PACKAGES) expect(script, pkg).toMatch(new RegExp(`need\\+=\\(${pkg}\\b`));
+  });
+});
