@@ -32,7 +32,7 @@ export const TRANSACTIONS_CSV = [
 ] as const;
 
 /** `government_securities` -> `Government securities`. */
-const humanize = (key: string): string => key.charAt(0).toUpperCase() + key.slice(1).replace(/_/g, ' ');
+export const humanize = (key: string): string => key.charAt(0).toUpperCase() + key.slice(1).replace(/_/g, ' ');
 
 export function isStatement(d: ParsedStatement | ContractNote): d is ParsedStatement {
   return (d as ParsedStatement).meta !== undefined;

@@ -72,12 +72,32 @@ async function promptForPassword(
   return current;
 }
 
+type OutputFormat = NonNullable<ParseFlags['format']>;
+
+/**
+ * The output format: `--format`, else `--csv`, else `--json` / `--table` / the terminal's rule
+ * (tables on a terminal, JSON elsewhere). Two different formats asked for at once are a usage error.
+ */
+function outputFormat(ctx: Context, flags: ParseFlags): OutputFormat {
+  const f = flags.format;
+  if (!f) return flags.csv ? 'csv' : ctx.format;
+  const other = ctx.opts.json ? '--json' : ctx.opts.table ? '--table' : flags.csv ? `--csv ${flags.csv}` : undefined;
+  if (other && other !== `--${f}` && !(f === 'csv' && flags.csv))
+    throw new UsageError(`${other} and --format ${f} ask for two formats: give one`);
+  return f;
+}
+
 export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 'smart'): Promise<Result> {
   const inputs = flags.files;
   const opts = { ...parseOpts(flags), detectOnly: Boolean(flags.detectOnly) };
-  if (flags.csv && flags.detectOnly) throw new UsageError('--csv and --detect-only cannot be combined');
-  if (flags.outDir && (flags.csv || ctx.opts.output))
-    throw new UsageError('--out-dir writes one JSON file per input: it cannot be combined with --csv or --output');
+  const format = outputFormat(ctx, flags);
+  const special = format === 'csv' ? '--csv' : format === 'html' ? '--format html' : undefined;
+  if (special && flags.detectOnly) throw new UsageError(`${special} and --detect-only cannot be combined`);
+  if (flags.outDir && (special || ctx.opts.output))
+    throw new UsageError(`--out-dir writes one JSON file per input: it cannot be combined with ${special ?? '--output'}`);
+  if (flags.format && flags.debugLayout) throw new UsageError('--debug-layout prints the text lines: it takes no --format');
+  if (format === 'html' && ctx.stdoutTty && (!ctx.opts.output || ctx.opts.output === '-'))
+    throw new UsageError('--format html writes a web page, not terminal text: add -o report.html (or redirect stdout to a file)');
   const files = await expandInputs(inputs);
   if (!files.length) throw new UsageError('no PDF files found in the given folder');
   if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be given only once');
@@ -110,7 +130,7 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
   }
 
   // Tables and CSV read the neutral structure; the names apply to the JSON.
-  if (flags.names === 'real' && !opts.detectOnly && !flags.csv && (flags.outDir || ctx.format !== 'table' || ctx.opts.json)) {
+  if (flags.names === 'real' && !opts.detectOnly && (flags.outDir || format === 'json')) {
     // Real names at the edge (names.ts): the parsers never see them.
     const { parseResultToReal } = await import('../../schema/dialect.js');
     for (const o of outcomes)
@@ -143,12 +163,20 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
     if (opts.detectOnly) {
       const det = ok.map((o) => ({ file: o.file, ...o.detection }));
       result = det.length === 1 ? { data: det[0], format: 'json', pretty: true } : { lines: det };
-    } else if (flags.csv) {
+    } else if (format === 'csv') {
       const statements = ok
         .filter((o) => o.result && isStatement(o.result.data))
         .map((o) => ({ file: o.file, data: o.result!.data as ParsedStatement }));
       if (!statements.length) throw new UsageError('--csv applies to statements; contract notes have no holdings or scheme transactions');
-      result = { text: statementCsv(flags.csv, statements) };
+      result = { text: statementCsv(flags.csv ?? 'holdings', statements) };
+    } else if (format === 'html') {
+      // The page renderer loads only here: a plain parse never reads it.
+      const { renderHtmlReport } = await import('../render-html.js');
+      const out = ctx.opts.output && ctx.opts.output !== '-' ? ctx.opts.output : undefined;
+      result = {
+        text: renderHtmlReport(ok.map((o) => ({ file: o.file === '-' ? 'stdin' : o.file, data: o.result!.data }))),
+        notes: out ? [`wrote ${out} (${ok.length} ${ok.length === 1 ? 'document' : 'documents'}; open it in a browser)`] : [],
+      };
     } else {
       const table = (): string =>
         ok
@@ -159,8 +187,8 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
           .join('\n');
       result =
         ok.length === 1 && outcomes.length === 1
-          ? { data: ok[0].result!.data, table, pretty: true }
-          : { lines: ok.map((o) => o.result!.data), ...(ctx.format === 'table' ? { text: table() } : {}) };
+          ? { data: ok[0].result!.data, table, pretty: true, format }
+          : { lines: ok.map((o) => o.result!.data), ...(format === 'table' ? { text: table() } : {}) };
     }
   }
 

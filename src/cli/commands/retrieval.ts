@@ -41,6 +41,8 @@ async function finish(
   const saved = await downloadAll(ctx, client, result.files, outDir);
   ctx.log(`${saved.length} statement${saved.length === 1 ? '' : 's'} saved in ${outDir}`);
   if (!opts.parse) return { data: { files: saved } };
+  // On a terminal: the tables `cas parse` prints there (the same handler); JSON lines on a pipe or with --json.
+  if (ctx.format === 'table') return (await import('./parse.js')).runParse(ctx, { files: saved, password: pan }, 'parse');
   const { parseSaved } = await import('../parse-core.js');
   return { exitCode: await parseSaved(saved, { explicit: pan, candidates: [] }, (t) => emit(t, ctx.opts.output)) };
 }

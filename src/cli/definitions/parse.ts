@@ -30,6 +30,8 @@ export const PASSWORD_OPTIONS = defineOptions([
 ]);
 
 export const NAMES_CHOICES = ['spec', 'real'] as const;
+/** `--format`: the output formats of `cas parse` (json, table and csv are also `--json`, `--table` and `--csv`). */
+export const FORMAT_CHOICES = ['json', 'table', 'csv', 'html'] as const;
 
 const PARSE_OPTIONS = defineOptions([
   {
@@ -52,6 +54,13 @@ const PARSE_OPTIONS = defineOptions([
     default: 'spec',
   },
   ...PASSWORD_OPTIONS,
+  {
+    flags: '--format <format>',
+    description:
+      'json (as --json), table (as --table), csv (as --csv holdings), or html: one self-contained page with charts and tables (-o report.html)',
+    choices: FORMAT_CHOICES,
+    strict: true,
+  },
   { flags: '--csv <what>', description: 'write CSV instead of JSON', choices: ['holdings', 'transactions'] as const, strict: true },
   { flags: '--transactions', description: 'include transactions in table output' },
   { flags: '-j, --jobs <n>', description: 'parallel workers for several files (default: number of cores)' },
@@ -72,6 +81,7 @@ export const parseSpec = defineSpec({
     'cas parse statement.pdf | jq .summary.total_value',
     'cas parse --type cams --password-file pw.txt cas.pdf',
     'cas parse statements/ --csv transactions --output tx.csv',
+    'cas parse statement.pdf --format html -o report.html',
     'cas parse statements/ --out-dir parsed/',
     'cas parse --debug-layout --redact statement.pdf > layout.txt',
     'cat cas.pdf | cas parse -',

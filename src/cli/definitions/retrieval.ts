@@ -5,7 +5,7 @@ import { defineOptions, defineSpec } from '../command.js';
 const SAVE_OPTIONS = defineOptions([
   { flags: '--periods <n>', description: 'monthly statements, 1-6 (default 6)' },
   { flags: '--out-dir <dir>', description: 'where to save the PDFs (default .)' },
-  { flags: '--parse', description: 'parse each PDF and print the unified JSON' },
+  { flags: '--parse', description: 'parse each PDF: tables on a terminal, one JSON document per line otherwise (or with --json)' },
 ]);
 
 export const fetchSpec = defineSpec({
