@@ -143,6 +143,29 @@ describe('exit codes', () => {
     expect(JSON.parse(credits.stdout)).toMatchObject({ used: 0 }); // nothing charged for it
   });
 
+  it('7: every service a self-hosted server was not configured for answers 503 naming its setting, said once at start-up', async () => {
+    const dir = tmpDir();
+    writeFileSync(path.join(dir, 'pw'), 'Secret@123\n');
+    for (const [args, setting] of [
+      [['fetch', '--pan', 'ABCPM1234K', '--bo-id', '1208160000123456', '--dob', '1990-01-31', '--no-input'], 'CAS_FETCH_PROVIDER'],
+      [
+        ['mailback', '--email', 'a@b.in', '--from', '2025-04-01', '--to', '2026-03-31', '--password-file', path.join(dir, 'pw')],
+        'CAS_MAILBACK_PROVIDER',
+      ],
+      [['kyc', 'ABCPM1234K'], 'CAS_KYC_PROVIDER'],
+      [
+        ['locker', 'session', '--consent', '--purpose', 'account opening identity check', '--redirect-url', 'https://app.example/back'],
+        'CAS_LOCKER_URL',
+      ],
+      [['inbox', 'connect', '--provider', 'gmail'], 'CAS_GMAIL_CLIENT_ID'],
+    ] as const) {
+      const r = await cas([...args], { env: env() });
+      expectFailure(r, ExitCode.UNAVAILABLE, new RegExp(`^cas: .* is not configured on this server: set ${setting}\\b`));
+      expect(srv.log()).toContain(`(${setting})`);
+    }
+    expect(srv.log()).toMatch(/^cas serve: not configured, so API keys get HTTP 503 naming the setting/m);
+  });
+
   it('8: a missing file (alone, among others, as an option value); an id the service does not know (404)', async () => {
     expectFailure(await cas(['parse', '/nonexistent/statement.pdf']), ExitCode.NOT_FOUND, /no such file/);
     const mixed = await cas(['parse', '--jobs', '1', '/nonexistent/statement.pdf', fixture('registrar/cams-detailed-plain.pdf')]);

@@ -10,6 +10,14 @@ import { newKey, post, serve, type Served } from './server-helpers.js';
 const SANDBOX = 'cas_sandbox_public_key';
 const START = { pan: 'ABCPM1234K', bo_id: '1208160000123456', dob: '1990-01-31' };
 const SAMPLE = readFileSync(fixture('depository_a/cdsl-cas.pdf'));
+/** The sandbox's monthly statements, newest first (fixtures/sandbox/manifest.json). */
+const SANDBOX_MONTHS = (
+  JSON.parse(readFileSync(fixture('sandbox/manifest.json'), 'utf8')) as { depository_a: { path: string; expected: string }[] }
+).depository_a.map((s) => ({
+  name: path.basename(s.path),
+  bytes: readFileSync(fixture(`sandbox/${s.path}`)),
+  expected: `sandbox/${s.expected}`,
+}));
 
 /** A scripted upstream speaking the documented http provider contract. */
 function upstream(): Promise<{ url: string; close: () => void; calls: string[] }> {
@@ -81,11 +89,13 @@ describe('depository_a OTP fetch over HTTP', () => {
     });
     expect(ok.status).toBe(200);
     expect(ok.body.files).toHaveLength(3);
-    for (const f of ok.body.files) {
+    // The three most recent of the sandbox's six monthly statements, each its own file.
+    for (const [i, f] of ok.body.files.entries()) {
       expect(f.filename).toMatch(/^[A-Z]{3}\d{4}_AA07602549_TXN\.pdf$/);
+      expect(f.filename).toBe(SANDBOX_MONTHS[i].name);
       const res = await fetch(f.url);
       expect(res.status).toBe(200);
-      expect(Buffer.from(await res.arrayBuffer()).equals(SAMPLE)).toBe(true);
+      expect(Buffer.from(await res.arrayBuffer()).equals(SANDBOX_MONTHS[i].bytes)).toBe(true);
     }
     const tampered = ok.body.files[0].url.replace(/sig=([0-9a-f])/, (_m: string, c: string) => `sig=${c === 'a' ? 'b' : 'a'}`);
     const t = await fetch(tampered);
@@ -238,10 +248,15 @@ describe('CLI retrieval', () => {
     expect(result.code, result.screen).toBe(0);
     expect(result.screen).toMatch(/2 statements saved/);
     expect(result.screen).toMatch(/"cas_type":"DEPOSITORY_A"/);
-    const files = readdirSync(out);
-    expect(files).toHaveLength(2);
-    const parsed = await cas(['parse', path.join(out, files[0]), '--password', 'ABCPM1234K']);
-    expect(JSON.parse(parsed.stdout)).toEqual(expectedJson('expected/depository_a.json'));
+    expect(readdirSync(out).sort()).toEqual(
+      SANDBOX_MONTHS.slice(0, 2)
+        .map((m) => m.name)
+        .sort(),
+    );
+    for (const m of SANDBOX_MONTHS.slice(0, 2)) {
+      const parsed = await cas(['parse', path.join(out, m.name), '--password', 'ABCPM1234K']);
+      expect(JSON.parse(parsed.stdout)).toEqual(expectedJson(m.expected));
+    }
   });
 
   it('cas mailback checks the password rule locally and reads it from a file', async () => {

@@ -7,9 +7,44 @@ import type { Feature } from './billing.js';
 import type { ParsePool } from '../core/pool.js';
 import type { FetchLimits } from './fetch-url.js';
 import type { FileStore } from './files.js';
-import type { DepositoryFetchProvider, MailbackProvider, ProviderConfig } from './providers.js';
 import type { Names } from '../schema/names.js';
 import type { RequestKind, Shape } from '../schema/dialect.js';
+
+/** The upstream seams (src/server/providers.ts implements them: sandbox, http, none). */
+export interface FetchStart {
+  pan: string;
+  bo_id: string;
+  dob: string;
+}
+export interface FetchedFile {
+  filename: string;
+  bytes: Uint8Array;
+}
+
+export interface DepositoryFetchProvider {
+  readonly name: string;
+  start(input: FetchStart): Promise<{ ref: string }>;
+  verify(ref: string, otp: string, numPeriods: number): Promise<{ files: FetchedFile[] } | { wrongOtp: true }>;
+}
+
+export interface MailbackRequest {
+  email: string;
+  from_date: string;
+  to_date: string;
+  password: string;
+  pan_no?: string;
+}
+export interface MailbackProvider {
+  readonly name: string;
+  request(input: MailbackRequest): Promise<void>;
+}
+
+export interface ProviderConfig {
+  fetch: 'sandbox' | 'http' | 'none';
+  mailback: 'sandbox' | 'http' | 'none';
+  upstreamUrl?: string;
+  timeoutMs: number;
+}
 
 export interface ServerConfig {
   host: string;

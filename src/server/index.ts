@@ -4,7 +4,7 @@ import { openDb } from './db.js';
 import { ParsePool } from '../core/pool.js';
 import { buildApp } from './app.js';
 import { FileStore } from './files.js';
-import { makeProviders } from './providers.js';
+import { makeProviders, SERVICES, unconfigured } from './providers.js';
 import { startInbound } from './inbound.js';
 import type { App, ServerConfig } from './context.js';
 import { DEFAULT_SANDBOX_KEY } from './sandbox.js';
@@ -110,6 +110,25 @@ function checkSettings(config: ServerConfig): void {
   whole(config.maxUploads, 'CAS_MAX_UPLOADS', 1);
   whole(config.maxUploadsPerKey, 'CAS_MAX_UPLOADS_PER_KEY', 1);
   whole(config.mail.webhookConcurrency, 'CAS_WEBHOOK_CONCURRENCY', 1);
+  const oneOf = (v: string, name: string, allowed: readonly string[]): void => {
+    if (!allowed.includes(v)) throw new UsageError(`${name} takes ${allowed.join(', ')}; got ${v}`);
+  };
+  oneOf(config.providers.fetch, 'CAS_FETCH_PROVIDER', ['sandbox', 'http', 'none']);
+  oneOf(config.providers.mailback, 'CAS_MAILBACK_PROVIDER', ['sandbox', 'http', 'none']);
+  oneOf(config.kyc.provider, 'CAS_KYC_PROVIDER', ['sandbox', 'recorded', 'none']);
+  if (config.kyc.provider === 'recorded' && !config.kyc.dir)
+    throw new UsageError('CAS_KYC_PROVIDER=recorded needs CAS_KYC_RECORDED_DIR (or --kyc-dir)');
+}
+
+/**
+ * The start-up line naming what this server was not configured for: API keys get 503 naming the
+ * setting for those (CLI exit 7), the sandbox key gets sample answers.
+ */
+function unconfiguredLine(config: ServerConfig): string | null {
+  const off = unconfigured(config);
+  if (!off.length) return null;
+  const list = off.map((s) => `${SERVICES[s].label} (${SERVICES[s].setting})`).join(', ');
+  return `cas serve: not configured, so API keys get HTTP 503 naming the setting (the sandbox key gets sample data): ${list}`;
 }
 
 /** The configured secret key (CAS_SECRET_KEY, or the file CAS_SECRET_KEY_FILE / --secret-key-file), or null. */
@@ -167,6 +186,8 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
     })();
     return closing;
   };
+  const off = unconfiguredLine(config);
+  if (off) log(off);
   log(`cas serve: listening on ${url} (database ${config.dbPath})`);
   return { url, close };
 }

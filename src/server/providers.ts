@@ -12,10 +12,20 @@
  *   Any 5xx becomes HTTP 502 for the caller; no answer within the time limit becomes 504.
  * - `none`: the endpoint answers 503 (not configured).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { UsageError } from '../errors.js';
+import {
+  ApiError,
+  type DepositoryFetchProvider,
+  type FetchedFile,
+  type FetchStart,
+  type MailbackProvider,
+  type MailbackRequest,
+  type ProviderConfig,
+  type ServerConfig,
+} from './context.js';
+import { sandboxFile, sandboxManifest } from './sandbox.js';
 
 export class UpstreamError extends Error {
   constructor(
@@ -26,38 +36,13 @@ export class UpstreamError extends Error {
   }
 }
 
-export interface FetchStart {
-  pan: string;
-  bo_id: string;
-  dob: string;
-}
-export interface FetchedFile {
-  filename: string;
-  bytes: Uint8Array;
-}
-
-export interface DepositoryFetchProvider {
-  readonly name: string;
-  start(input: FetchStart): Promise<{ ref: string }>;
-  verify(ref: string, otp: string, numPeriods: number): Promise<{ files: FetchedFile[] } | { wrongOtp: true }>;
-}
-
-export interface MailbackRequest {
-  email: string;
-  from_date: string;
-  to_date: string;
-  password: string;
-  pan_no?: string;
-}
-export interface MailbackProvider {
-  readonly name: string;
-  request(input: MailbackRequest): Promise<void>;
-}
-
 export const SANDBOX_OTP = '123456';
-const SAMPLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/depository_a/cdsl-cas.pdf');
-const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 
+/**
+ * The sandbox's statements: the most recent N of the example investor's six monthly depository_a
+ * statements (fixtures/sandbox/, each its own month, period and transactions), under the
+ * depository's file names; they open with the example investor's PAN (the manifest's password).
+ */
 export class SandboxFetchProvider implements DepositoryFetchProvider {
   readonly name = 'sandbox';
   async start(): Promise<{ ref: string }> {
@@ -65,13 +50,10 @@ export class SandboxFetchProvider implements DepositoryFetchProvider {
   }
   async verify(_ref: string, otp: string, numPeriods: number): Promise<{ files: FetchedFile[] } | { wrongOtp: true }> {
     if (otp !== SANDBOX_OTP) return { wrongOtp: true };
-    const bytes = new Uint8Array(readFileSync(SAMPLE));
-    const now = new Date();
     return {
-      files: Array.from({ length: numPeriods }, (_, i) => {
-        const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1 - i, 1));
-        return { filename: `${MONTHS[d.getUTCMonth()]}${d.getUTCFullYear()}_AA07602549_TXN.pdf`, bytes };
-      }),
+      files: sandboxManifest()
+        .depository_a.slice(0, numPeriods)
+        .map((s) => ({ filename: path.basename(s.path), bytes: new Uint8Array(sandboxFile(s.path)) })),
     };
   }
 }
@@ -138,16 +120,9 @@ export class HttpMailbackProvider implements MailbackProvider {
   }
 }
 
-export interface ProviderConfig {
-  fetch: 'sandbox' | 'http' | 'none';
-  mailback: 'sandbox' | 'http' | 'none';
-  upstreamUrl?: string;
-  timeoutMs: number;
-}
-
 export function makeProviders(c: ProviderConfig): { fetch: DepositoryFetchProvider | null; mailback: MailbackProvider | null } {
   const http = (kind: string): string => {
-    if (!c.upstreamUrl) throw new Error(`the http ${kind} provider needs CAS_UPSTREAM_URL`);
+    if (!c.upstreamUrl) throw new UsageError(`the http ${kind} provider needs CAS_UPSTREAM_URL (or --upstream-url)`);
     return c.upstreamUrl;
   };
   return {
@@ -160,4 +135,55 @@ export function makeProviders(c: ProviderConfig): { fetch: DepositoryFetchProvid
           ? new HttpMailbackProvider(http('mailback'), c.timeoutMs)
           : null,
   };
+}
+
+/**
+ * The services a self-hosted server offers only once configured, and the settings that configure
+ * them. Until then API keys get 503 naming the setting (the CLI exits 7 with that message); the
+ * sandbox key always gets the sandbox's sample answers.
+ */
+export const SERVICES = {
+  fetch: {
+    label: 'depository_a OTP fetch',
+    setting: 'CAS_FETCH_PROVIDER',
+    how: 'set CAS_FETCH_PROVIDER=http and CAS_UPSTREAM_URL (or CAS_FETCH_PROVIDER=sandbox for sample statements)',
+  },
+  mailback: {
+    label: 'registrar_b mailback',
+    setting: 'CAS_MAILBACK_PROVIDER',
+    how: 'set CAS_MAILBACK_PROVIDER=http and CAS_UPSTREAM_URL (or CAS_MAILBACK_PROVIDER=sandbox)',
+  },
+  kyc: {
+    label: 'KYC status',
+    setting: 'CAS_KYC_PROVIDER',
+    how: 'set CAS_KYC_PROVIDER=recorded and CAS_KYC_RECORDED_DIR (or CAS_KYC_PROVIDER=sandbox for sample answers)',
+  },
+  locker: {
+    label: 'document locker',
+    setting: 'CAS_LOCKER_URL',
+    how: 'set CAS_LOCKER_URL, CAS_LOCKER_CLIENT_ID and CAS_LOCKER_CLIENT_SECRET',
+  },
+  gmail: {
+    label: 'gmail mailbox connect',
+    setting: 'CAS_GMAIL_CLIENT_ID',
+    how: 'set CAS_GMAIL_CLIENT_ID and CAS_GMAIL_CLIENT_SECRET (a Google OAuth client), or connect with --provider imap',
+  },
+} as const;
+export type Service = keyof typeof SERVICES;
+
+/** The 503 of a service this server was not configured for: `{status: "failed", msg: "... not configured ...: set CAS_..."}`. */
+export function notConfigured(s: Service): ApiError {
+  return new ApiError(503, `${SERVICES[s].label} is not configured on this server: ${SERVICES[s].how}`);
+}
+
+/** The services `config` leaves unconfigured (said once at start-up). */
+export function unconfigured(config: ServerConfig): Service[] {
+  const off: Record<Service, boolean> = {
+    fetch: config.providers.fetch === 'none',
+    mailback: config.providers.mailback === 'none',
+    kyc: config.kyc.provider === 'none',
+    locker: !config.locker.url,
+    gmail: !config.gmail.clientId,
+  };
+  return (Object.keys(off) as Service[]).filter((s) => off[s]);
 }

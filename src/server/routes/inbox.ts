@@ -5,15 +5,14 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { realFileName } from '../../schema/dialect.js';
 import { ApiError, type Section } from '../context.js';
 import { baseUrl } from '../files.js';
 import { oauthCallback, pkce } from '../locker.js';
+import { notConfigured } from '../providers.js';
+import { sandboxFile, sandboxManifest } from '../sandbox.js';
 import {
   GmailConnector,
   gmailToken,
@@ -69,7 +68,17 @@ const InboxToken = z.looseObject({ 'x-inbox-token': z.string().optional() });
 const ImapConnected = z.object({ status: z.literal('success'), provider: z.literal('imap'), email: z.string(), inbox_token: z.string() });
 const Revoked = S.MailbackResponse;
 
-const SAMPLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../fixtures');
+/** What the sandbox mailbox holds: the example investor's files of fixtures/sandbox/ (the manifest's `inbox`), dated `date`. */
+function sandboxMail(date: string): FoundFile[] {
+  return sandboxManifest().inbox.map((m, i) => ({
+    messageId: `<sandbox-${i + 1}@example.com>`,
+    date,
+    sender: m.sender,
+    source: m.source,
+    filename: m.filename,
+    content: sandboxFile(m.path),
+  }));
+}
 
 /** The mailbox's answer when it must be connected again: HTTP 401 `{status: "error", msg, requires_reconnect}`. */
 const reconnect = (msg: string): ApiError => new ApiError(401, msg, { status: 'error', msg, requires_reconnect: true });
@@ -134,6 +143,8 @@ export const inboxRoutes: Section = async (f, { app }) => {
           inbox_token: createConnection(db, keyId, 'imap', c.user, c),
         };
       }
+      // Without an OAuth client no consent can succeed: say so now rather than leave the caller waiting.
+      if (!req.cas.principal!.sandbox && !g.clientId) throw notConfigured('gmail');
       const state = randomBytes(16).toString('base64url');
       const { verifier, challenge } = pkce();
       createOAuthState(db, { state, keyId, verifier, redirectUri: b.redirect_uri!, clientState: b.state ?? null, ttlMs: 600_000 });
@@ -240,18 +251,10 @@ export const inboxRoutes: Section = async (f, { app }) => {
         const connector = connectorFor(conn);
         found =
           connector === 'sandbox'
-            ? [
-                {
-                  messageId: '<sandbox-1@example.com>',
-                  date: end,
-                  sender: 'donotreply@camsonline.com',
-                  source: 'registrar_a' as const,
-                  filename: 'CAS_sample.pdf',
-                  content: readFileSync(path.join(SAMPLE_DIR, 'registrar/cams-detailed.pdf')),
-                },
-              ].filter((x) => sources.includes(x.source))
+            ? sandboxMail(end).filter((x) => sources.includes(x.source))
             : await connector.search({ start, end, sources });
       } catch (err) {
+        if (err instanceof ApiError) throw err;
         if (err instanceof ReconnectError) {
           revokeConnection(db, conn.id);
           throw reconnect(err.message);

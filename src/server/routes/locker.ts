@@ -10,6 +10,7 @@ import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { ApiError, type Section } from '../context.js';
 import { baseUrl } from '../files.js';
+import { notConfigured } from '../providers.js';
 import { documentOf, drivingLicenceRecord, identityOf, nationalIdRecord, oauthCallback, panRecord, pkce } from '../locker.js';
 import { createLockerSession, lockerSessionByState, ownLockerSession, setLockerStatus } from '../store/locker.js';
 
@@ -60,7 +61,7 @@ export const lockerRoutes: Section = async (f, { app }) => {
     },
     async (req) => {
       const sandbox = Boolean(req.cas.principal?.sandbox);
-      if (!sandbox && !locker.url) throw new ApiError(503, 'no document locker is configured on this server (CAS_LOCKER_URL)');
+      if (!sandbox && !locker.url) throw notConfigured('locker');
       const id = `lk_${randomBytes(12).toString('hex')}`;
       const state = randomBytes(16).toString('base64url');
       const { verifier, challenge } = pkce();

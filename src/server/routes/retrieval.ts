@@ -10,15 +10,10 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { registrarBPasswordProblem } from '../../schema/retrieval.js';
 import * as S from '../../schema/index.js';
-import { ApiError, type Section } from '../context.js';
+import { ApiError, type DepositoryFetchProvider, type MailbackProvider, type Section } from '../context.js';
 import { baseUrl } from '../files.js';
-import {
-  SandboxFetchProvider,
-  SandboxMailbackProvider,
-  UpstreamError,
-  type DepositoryFetchProvider,
-  type MailbackProvider,
-} from '../providers.js';
+import { notConfigured, SandboxFetchProvider, SandboxMailbackProvider, UpstreamError } from '../providers.js';
+import { sandboxManifest } from '../sandbox.js';
 import { createFetchSession, ownFetchSession, setFetchState } from '../store/sessions.js';
 
 const today = (): string => new Date().toISOString().slice(0, 10);
@@ -90,7 +85,7 @@ export const retrievalRoutes: Section = async (f, { app }) => {
     },
     async (req) => {
       const provider = fetchProvider(req);
-      if (!provider) throw new ApiError(503, 'no depository_a fetch provider is configured on this server (CAS_FETCH_PROVIDER)');
+      if (!provider) throw notConfigured('fetch');
       const { ref } = await upstream(() => provider.start(req.body));
       const id = createFetchSession(db, {
         keyId: req.cas.principal!.keyId,
@@ -126,7 +121,7 @@ export const retrievalRoutes: Section = async (f, { app }) => {
       if (s.state === 'locked') throw new ApiError(400, 'too many wrong OTPs: this fetch session is locked; start a new one');
       if (s.state === 'verified') throw new ApiError(400, 'this fetch session was already used; start a new one');
       const provider = s.provider === 'sandbox' ? sandboxFetch : app.providers.fetch;
-      if (!provider) throw new ApiError(503, 'no depository_a fetch provider is configured on this server');
+      if (!provider) throw notConfigured('fetch');
       const result = await upstream(() => provider.verify(s.upstream_ref, req.body.otp, req.body.num_periods));
       if ('wrongOtp' in result) {
         const attempts = s.attempts + 1;
@@ -152,7 +147,10 @@ export const retrievalRoutes: Section = async (f, { app }) => {
       }
       return {
         status: 'success' as const,
-        msg: `${files.length} statement${files.length === 1 ? '' : 's'} ready (password: the PAN in capitals)`,
+        msg:
+          provider.name === 'sandbox'
+            ? `${files.length} sample statement${files.length === 1 ? '' : 's'} of the sandbox investor ready (password: ${sandboxManifest().password}, that investor's PAN)`
+            : `${files.length} statement${files.length === 1 ? '' : 's'} ready (password: the PAN in capitals)`,
         files,
       } as never;
     },
@@ -171,7 +169,7 @@ export const retrievalRoutes: Section = async (f, { app }) => {
     },
     async (req) => {
       const provider = mailProvider(req);
-      if (!provider) throw new ApiError(503, 'no registrar_b mailback provider is configured on this server (CAS_MAILBACK_PROVIDER)');
+      if (!provider) throw notConfigured('mailback');
       await upstream(() => provider.request(req.body));
       const [user, domain] = req.body.email.split('@');
       return {

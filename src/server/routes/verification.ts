@@ -4,6 +4,7 @@ import * as S from '../../schema/index.js';
 import { ApiError, type Section } from '../context.js';
 import { resolveCategory, verify } from '../registry.js';
 import { kycStatus, RecordedKycProvider, SandboxKycProvider, type KycProvider } from '../kyc.js';
+import { notConfigured } from '../providers.js';
 
 const RegulatorBody = z
   .object({ registration_number: z.string().optional(), name: z.string().optional(), type: z.string().optional() })
@@ -69,7 +70,7 @@ export const verificationRoutes: Section = async (f, { app }) => {
     },
     async (req) => {
       const provider = req.cas.principal?.sandbox ? sandbox : configured;
-      if (!provider) throw new ApiError(503, 'no KYC agency provider is configured on this server (CAS_KYC_PROVIDER)');
+      if (!provider) throw notConfigured('kyc');
       return kycStatus(provider, req.body.pan_no, app.config.kyc.timeoutMs) as never;
     },
   );
