@@ -29,10 +29,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-export function hasDovecot(): boolean {
-  return spawnSync('dovecot', ['--version']).status === 0;
-}
-
 /** Start Dovecot with messages: [raw RFC822, date]. */
 export async function startDovecot(messages: [Buffer, Date][]): Promise<Dovecot> {
   const dir = tmpDir('cas-dovecot-');

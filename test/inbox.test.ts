@@ -8,6 +8,9 @@ import { InboxSearchResponse } from '../src/schema/index.js';
 import { cas, cleanEnv, expectedJson, fixture, tmpDir } from './helpers.js';
 import { startDovecot, type Dovecot } from './dovecot.js';
 import { newKey, post, serve, type Served } from './server-helpers.js';
+import { needs } from './tools.js';
+
+const dovecot = needs('dovecot');
 
 const PDF = {
   registrar_a: readFileSync(fixture('registrar/cams-detailed.pdf')),
@@ -50,7 +53,7 @@ beforeAll(async () => {
     text: 'x'.repeat(4000),
   });
   for (let i = 0; i < 1000; i++) msgs.push([filler, D(`2026-03-${String(1 + (i % 28)).padStart(2, '0')}`)]);
-  imap = await startDovecot(msgs);
+  if (!dovecot.skip) imap = await startDovecot(msgs);
   srv = await serve();
   key = await newKey(srv.dataDir, ['--credits', '10']);
 });
@@ -65,7 +68,7 @@ const connectImap = (k = key, password = imap.password) =>
     json: { provider: 'imap', imap: { host: '127.0.0.1', port: imap.port, tls: false, user: imap.user, password } },
   });
 
-describe('IMAP connector against a real Dovecot server', () => {
+describe.skipIf(dovecot.skip)(`IMAP connector against a real Dovecot server${dovecot.note}`, () => {
   it('finds the four senders in range, skips other dates, non-PDF parts and look-alikes, and lets the server search', async () => {
     const c = await connectImap();
     expect(c.status, JSON.stringify(c.body) + imap.log().slice(-800)).toBe(200);
@@ -120,7 +123,7 @@ describe('IMAP connector against a real Dovecot server', () => {
   });
 });
 
-describe('connect -> status -> cas -> disconnect -> cas through the CLI', () => {
+describe.skipIf(dovecot.skip)(`connect -> status -> cas -> disconnect -> cas through the CLI${dovecot.note}`, () => {
   it('works end to end, bills 0.2 per search (failures included), and asks to reconnect', async () => {
     const k = await newKey(srv.dataDir, ['--credits', '5']);
     const env = { ...cleanEnv(), CAS_API_KEY: k, CAS_BASE_URL: srv.url, CAS_PDF_PASSWORD: 'ABCPM1234K' };

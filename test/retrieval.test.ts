@@ -247,7 +247,7 @@ describe('CLI retrieval', () => {
     });
     expect(result.code, result.screen).toBe(0);
     expect(result.screen).toMatch(/2 statements saved/);
-    expect(result.screen).toMatch(/"cas_type":"DEPOSITORY_A"/);
+    expect(result.screen).toMatch(/│ Statement +│ depository_a statement/); // a terminal gets the statement tables (issue 20 item 7)
     expect(readdirSync(out).sort()).toEqual(
       SANDBOX_MONTHS.slice(0, 2)
         .map((m) => m.name)

@@ -282,12 +282,16 @@ describe('cas fetch --parse and cas verify-otp --parse: tables on a terminal, JS
     });
     expect(piped.exitCode, piped.stderr).toBe(0);
     const docs = await parsedIn(out);
+    // One line per saved file, in the order the service listed them (newest first): compare as sets.
+    const byText = (xs: unknown[]): string[] => xs.map((x) => JSON.stringify(x)).sort();
     expect(
-      piped.stdout
-        .trimEnd()
-        .split('\n')
-        .map((l) => JSON.parse(l) as unknown),
-    ).toEqual(docs.map((d) => d.data));
+      byText(
+        piped.stdout
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l) as unknown),
+      ),
+    ).toEqual(byText(docs.map((d) => d.data)));
     const out2 = tmpDir('cas-fetch-');
     const r = await onTerminal(['--json', 'fetch', ...START, '--periods', '1', '--out-dir', out2, '--parse'], 100, env);
     expect(r.code, r.lines.join('\n')).toBe(0);

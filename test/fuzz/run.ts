@@ -57,6 +57,12 @@ interface Source {
 function sources(): Source[] {
   const manifest = JSON.parse(readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as { path: string; password: string | null }[];
   const pw = new Map(manifest.map((m) => [m.path, m.password ?? undefined]));
+  const sbx = JSON.parse(readFileSync(path.join(FIXTURES, 'sandbox/manifest.json'), 'utf8')) as {
+    password: string;
+    depository_a: { path: string }[];
+    inbox: { path: string }[];
+  };
+  for (const e of [...sbx.depository_a, ...sbx.inbox]) pw.set(`sandbox/${e.path}`, sbx.password);
   const files = (readdirSync(FIXTURES, { recursive: true }) as string[]).filter((f) => f.endsWith('.pdf')).sort();
   return files.map((rel) => {
     const pdf = readFileSync(path.join(FIXTURES, rel));

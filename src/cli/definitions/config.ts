@@ -15,7 +15,7 @@ export const configSetSpec = defineSpec({
   name: 'set',
   summary: 'set a value (for secrets: - reads stdin; no value prompts hidden)',
   args: ['<key>', '[value]'],
-  examples: ['cas config set pan ABCDE1234F'],
+  examples: ['cas config set pan ABCPM1234K'],
 });
 export const configUnsetSpec = defineSpec({
   name: 'unset',

@@ -11,8 +11,8 @@ const SAVE_OPTIONS = defineOptions([
 export const fetchSpec = defineSpec({
   name: 'fetch',
   examples: [
-    'cas fetch --pan ABCDE1234F --bo-id 1208160000123456 --dob 1990-01-31 --out-dir statements --parse',
-    'cas --no-input fetch --pan ABCDE1234F --bo-id 1208160000123456 --dob 1990-01-31   # prints the session',
+    'cas fetch --pan ABCPM1234K --bo-id 1208160000123456 --dob 1990-01-31 --out-dir statements --parse',
+    'cas --no-input fetch --pan ABCPM1234K --bo-id 1208160000123456 --dob 1990-01-31   # prints the session',
   ],
   options: [
     { flags: '--pan <pan>', description: 'PAN of the first holder' },
@@ -26,7 +26,7 @@ export const verifyOtpSpec = defineSpec({
   name: 'verify-otp',
   args: ['<session_id>'],
   examples: [
-    'cas verify-otp fs_0123abcd --otp 123456 --out-dir statements --parse --pan ABCDE1234F',
+    'cas verify-otp fs_0123abcd --otp 123456 --out-dir statements --parse --pan ABCPM1234K',
     'printf 123456 | cas verify-otp fs_0123abcd --otp -',
   ],
   options: [

@@ -21,7 +21,7 @@ export const verifyRegulatorSpec = defineSpec({
 export const kycSpec = defineSpec({
   name: 'kyc',
   args: ['<pan>'],
-  examples: ['cas kyc ABCDE1234F', 'cas kyc ABCDE1234F --json | jq .kyc_compliant'],
+  examples: ['cas kyc ABCPM1234K', 'cas kyc ABCPM1234K --json | jq .kyc_compliant'],
 });
 
 export const lockerSessionSpec = defineSpec({
