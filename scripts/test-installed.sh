@@ -44,13 +44,16 @@ cas --help | grep -q 'Usage: cas' || fail "cas --help printed no usage line"
 cas --version
 
 step "cas parse on a shipped sample"
-sample=$(ls "$pkg"/fixtures/sandbox/*.pdf 2>/dev/null | head -n 1)
-[ -n "$sample" ] || fail "the package ships no sandbox sample (fixtures/sandbox/*.pdf)"
+sample=$(node -e '
+const fs = require("fs"), path = require("path"), dir = path.join(process.argv[1], "fixtures/sandbox");
+try { console.log(path.join(dir, JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8")).depository_a[0].path)); } catch {}
+' "$pkg")
+[ -n "$sample" ] && [ -f "$sample" ] || fail "the package ships no sandbox sample (fixtures/sandbox/manifest.json)"
 CAS_PDF_PASSWORD=$PAN cas parse "$sample" > "$work/parsed.json" || fail "cas parse exited $?"
 node -e '
 const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-if (!j.investor_info || !j.investor_info.name) throw new Error("no investor in the parsed JSON");
-console.error(`parsed: ${j.meta?.cas_type} ${j.meta?.statement_period?.from}..${j.meta?.statement_period?.to}, ${j.investor_info.name}`);
+if (!j.investor || !j.investor.name) { console.error("test:installed: FAILED: no investor in the parsed JSON"); process.exit(1); }
+console.error(`parsed: ${j.meta?.cas_type} ${j.meta?.statement_period?.from}..${j.meta?.statement_period?.to}, ${j.investor.name}`);
 ' "$work/parsed.json"
 
 step "cas serve, then cas fetch and cas verify-otp --parse against its sandbox"
@@ -64,16 +67,18 @@ for _ in $(seq 1 100); do
 done
 grep -q 'listening on' "$work/serve.log" || { cat "$work/serve.log" >&2; fail "cas serve did not start"; }
 export CAS_BASE_URL="http://127.0.0.1:$port" CAS_API_KEY=cas_sandbox_public_key
-session=$(cas fetch --pan "$PAN" --bo-id "$BO_ID" --dob "$DOB" --periods 3 | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).session_id))')
+session=$(cas fetch --pan "$PAN" --bo-id "$BO_ID" --dob "$DOB" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).session_id))')
 [ -n "$session" ] || fail "cas fetch returned no session"
-CAS_PDF_PASSWORD=$PAN cas verify-otp "$session" --otp 123456 --out-dir "$work/statements" --parse > "$work/fetched.json" ||
-  { cat "$work/serve.log" >&2; fail "cas verify-otp exited $?"; }
+code=0
+CAS_PDF_PASSWORD=$PAN cas verify-otp "$session" --otp 123456 --periods 3 --out-dir "$work/statements" --parse > "$work/fetched.json" || code=$?
+[ "$code" -eq 0 ] || { cat "$work/serve.log" >&2; fail "cas verify-otp --parse exited $code"; }
 node -e '
-const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const lines = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n");
 const files = require("fs").readdirSync(process.argv[2]).filter((f) => f.endsWith(".pdf"));
-if (files.length < 1) throw new Error("no statement written");
+if (files.length < 1) { console.error("test:installed: FAILED: no statement written"); process.exit(1); }
 console.error(`fetched: ${files.join(", ")}`);
-console.error(`parsed: ${JSON.stringify(j).length} bytes of JSON`);
+console.error(`parsed: ${lines.length} statements, ${lines.map((l) => JSON.parse(l).meta.statement_period.from.slice(0, 7)).join(", ")}`);
+if (lines.length !== files.length) { console.error("test:installed: FAILED: not every saved statement parsed"); process.exit(1); }
 ' "$work/fetched.json" "$work/statements"
 grep -q '"status":500' "$work/serve.log" && { cat "$work/serve.log" >&2; fail "the service answered 500"; }
 

@@ -218,6 +218,15 @@ describe('CLI retrieval', () => {
     expect(readdirSync(out).sort()).toEqual(['M0_TXN.pdf', 'M1_TXN.pdf']);
   });
 
+  it('--parse on a pipe follows the password rules of cas parse: CAS_PDF_PASSWORD opens the statements without --pan', async () => {
+    const env = { CAS_API_KEY: key, CAS_BASE_URL: srv.url, CAS_PDF_PASSWORD: 'ABCPM1234K' };
+    const a = await cas(['fetch', '--pan', START.pan, '--bo-id', START.bo_id, '--dob', START.dob], { env });
+    const session = JSON.parse(a.stdout) as { session_id: string };
+    const b = await cas(['verify-otp', session.session_id, '--otp', '654321', '--periods', '1', '--out-dir', tmpDir(), '--parse'], { env });
+    expect(b.exitCode, b.stderr).toBe(0);
+    expect(JSON.parse(b.stdout)).toEqual(expectedJson('expected/depository_a.json'));
+  });
+
   it('interactive on a terminal: a wrong OTP, then the right one; the PDFs land in the folder and parse', async () => {
     const out = tmpDir();
     const result = await new Promise<{ code: number; screen: string }>((resolve) => {

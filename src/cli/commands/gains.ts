@@ -8,9 +8,9 @@ import chalk from 'chalk';
 import { outcomeExitCode, UsageError } from '../../errors.js';
 import type { ParsedStatement } from '../../schema/index.js';
 import type { CommandInput, Handler } from '../command.js';
-import { readSetting } from '../config.js';
+import { passwordPlan } from '../passwords.js';
 import type { gainsSpec } from '../definitions/gains.js';
-import { expandInputs, parseOne, type PasswordPlan } from '../parse-core.js';
+import { expandInputs, parseOne } from '../parse-core.js';
 import { isStatement } from '../render-statement.js';
 
 async function readUserFile(file: string, what: string): Promise<string> {
@@ -38,13 +38,7 @@ export const run: Handler<CommandInput<typeof gainsSpec>> = async (ctx, flags) =
   const files = await expandInputs(flags.files);
   if (!files.length) throw new UsageError('no PDF files found in the given folder');
   if (files.includes('-')) throw new UsageError('cas gains reads files, not stdin');
-  // The password rules of `cas parse`: --password-file, --password, CAS_PDF_PASSWORD, then the configured PAN.
-  let explicit: string | undefined;
-  if (flags.passwordFile) explicit = (await readUserFile(flags.passwordFile, '--password-file')).replace(/\r?\n$/, '');
-  else if (flags.password !== undefined) explicit = flags.password;
-  else if (ctx.env.CAS_PDF_PASSWORD) explicit = ctx.env.CAS_PDF_PASSWORD;
-  const pan = readSetting('pan', ctx.env);
-  const plan: PasswordPlan = { explicit, candidates: pan ? [pan.toUpperCase()] : [] };
+  const plan = await passwordPlan(ctx, flags);
 
   const statements: ParsedStatement[] = [];
   let failed = 0;

@@ -143,14 +143,9 @@ export const download = withReconnectHint<CommandInput<typeof inboxDownloadSpec>
   }
   ctx.log(`${saved.length} file(s) saved in ${dir}`);
   if (!opts.parse) return { data: { files: saved }, format: 'json' };
-  const store = await configStore(ctx.env);
   const { parseSaved } = await import('../parse-core.js');
-  const pan = store.get('pan') as string | undefined;
-  return {
-    exitCode: await parseSaved(saved, { explicit: ctx.env.CAS_PDF_PASSWORD, candidates: pan ? [pan.toUpperCase()] : [] }, (t) =>
-      emit(t, ctx.opts.output),
-    ),
-  };
+  const { passwordPlan } = await import('../passwords.js');
+  return { exitCode: await parseSaved(saved, await passwordPlan(ctx, {}), (t) => emit(t, ctx.opts.output)) };
 });
 
 export const disconnect = withReconnectHint<object>(async (ctx) => {

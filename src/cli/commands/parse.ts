@@ -6,7 +6,7 @@ import { outcomeExitCode, UsageError } from '../../errors.js';
 import type { ParseOptions } from '../../parsers/index.js';
 import type { ContractNote, ParsedStatement } from '../../schema/index.js';
 import type { CommandInput, Handler, Result } from '../command.js';
-import { readSetting } from '../config.js';
+import { passwordPlan } from '../passwords.js';
 import type { Context } from '../context.js';
 import { readStdin } from '../io.js';
 import { startProgress } from '../progress.js';
@@ -21,24 +21,11 @@ import { BROKER_IDS } from '../../formats/index.js';
 export const KNOWN_BROKERS = BROKER_IDS;
 
 /** The input of `cas parse` and `cas smart` (`--type` and `--broker` come resolved through the format registry). */
-export type ParseFlags = CommandInput<typeof parseSpec> & Partial<CommandInput<typeof smartSpec>>;
-
-async function passwordPlan(ctx: Context, flags: ParseFlags, stdinUsedForPdf: boolean): Promise<PasswordPlan> {
-  let explicit: string | undefined;
-  if (flags.passwordFile) {
-    if (flags.passwordFile === '-') {
-      if (stdinUsedForPdf) throw new UsageError('stdin cannot carry both the PDF (-) and its password (--password-file -)');
-      explicit = (await readStdin(64 * 1024)).toString('utf8').replace(/\r?\n$/, '');
-    } else {
-      explicit = (await fs.readFile(flags.passwordFile, 'utf8')).replace(/\r?\n$/, '');
-    }
-  } else if (flags.password !== undefined) explicit = flags.password;
-  else if (ctx.env.CAS_PDF_PASSWORD) explicit = ctx.env.CAS_PDF_PASSWORD;
-  const candidates: string[] = [];
-  const pan = readSetting('pan', ctx.env);
-  if (pan) candidates.push(pan.toUpperCase());
-  return { explicit, candidates };
-}
+export type ParseFlags = CommandInput<typeof parseSpec> &
+  Partial<CommandInput<typeof smartSpec>> & {
+    /** PANs to try as passwords after the password flags (the `--pan` of fetch/verify-otp). */
+    pans?: (string | undefined)[];
+  };
 
 function parseOpts(flags: ParseFlags): ParseOptions {
   let type = flags.type;
@@ -102,7 +89,7 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
   if (!files.length) throw new UsageError('no PDF files found in the given folder');
   if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be given only once');
   const stdinBytes = files.includes('-') ? new Uint8Array(await readStdin()) : undefined;
-  const plan = await passwordPlan(ctx, flags, Boolean(stdinBytes));
+  const plan = await passwordPlan(ctx, flags, { pans: flags.pans, stdinUsedForPdf: Boolean(stdinBytes) });
   if (flags.redact && !flags.debugLayout) throw new UsageError('--redact applies to --debug-layout');
   if (flags.debugLayout) return { text: await debugLayout(ctx, files, plan, Boolean(flags.redact), stdinBytes) };
   const jobs = flags.jobs ? Number(flags.jobs) : defaultJobs();

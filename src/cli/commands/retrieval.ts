@@ -42,9 +42,11 @@ async function finish(
   ctx.log(`${saved.length} statement${saved.length === 1 ? '' : 's'} saved in ${outDir}`);
   if (!opts.parse) return { data: { files: saved } };
   // On a terminal: the tables `cas parse` prints there (the same handler); JSON lines on a pipe or with --json.
-  if (ctx.format === 'table') return (await import('./parse.js')).runParse(ctx, { files: saved, password: pan }, 'parse');
+  // The PAN given to the command opens the statements unless a password is given (CAS_PDF_PASSWORD).
+  if (ctx.format === 'table') return (await import('./parse.js')).runParse(ctx, { files: saved, pans: [pan] }, 'parse');
   const { parseSaved } = await import('../parse-core.js');
-  return { exitCode: await parseSaved(saved, { explicit: pan, candidates: [] }, (t) => emit(t, ctx.opts.output)) };
+  const { passwordPlan } = await import('../passwords.js');
+  return { exitCode: await parseSaved(saved, await passwordPlan(ctx, {}, { pans: [pan] }), (t) => emit(t, ctx.opts.output)) };
 }
 
 function check(opts: CommandInput<typeof fetchSpec>): { pan: string; bo_id: string; dob: string } {

@@ -1,0 +1,39 @@
+/**
+ * The password rules of every command that opens statements (`cas parse`, `smart`, `gains`, and
+ * `--parse` after `fetch`, `verify-otp` and `inbox download`), in order: `--password-file`, then
+ * `--password`, then CAS_PDF_PASSWORD; after that, as candidates, a PAN the command was given
+ * (`--pan`) and the configured `pan` (statements open with the holder's PAN).
+ */
+import { promises as fs } from 'node:fs';
+import { UsageError } from '../errors.js';
+import type { PasswordPlan } from '../core/parse-job.js';
+import { readSetting } from './config.js';
+import type { Context } from './context.js';
+import { readStdin } from './io.js';
+
+export interface PasswordFlags {
+  password?: string;
+  passwordFile?: string;
+}
+
+async function readPasswordFile(file: string, stdinUsedForPdf: boolean): Promise<string> {
+  if (file === '-') {
+    if (stdinUsedForPdf) throw new UsageError('stdin cannot carry both the PDF (-) and its password (--password-file -)');
+    return (await readStdin(64 * 1024)).toString('utf8').replace(/\r?\n$/, '');
+  }
+  // A missing file is the central handler's "no such file" (exit 8), as for every file a command reads.
+  return (await fs.readFile(file, 'utf8')).replace(/\r?\n$/, '');
+}
+
+export async function passwordPlan(
+  ctx: Context,
+  flags: PasswordFlags,
+  more: { pans?: (string | undefined)[]; stdinUsedForPdf?: boolean } = {},
+): Promise<PasswordPlan> {
+  let explicit: string | undefined;
+  if (flags.passwordFile) explicit = await readPasswordFile(flags.passwordFile, Boolean(more.stdinUsedForPdf));
+  else if (flags.password !== undefined) explicit = flags.password;
+  else if (ctx.env.CAS_PDF_PASSWORD) explicit = ctx.env.CAS_PDF_PASSWORD;
+  const pans = [...(more.pans ?? []), readSetting('pan', ctx.env)].filter((p): p is string => Boolean(p)).map((p) => p.toUpperCase());
+  return { explicit, candidates: [...new Set(pans)] };
+}
