@@ -73,6 +73,25 @@ describe('exit codes', () => {
     expectFailure(await cas(['parse', '--csv', 'lots', fixture('registrar/cams-detailed-plain.pdf')]), ExitCode.USAGE, /--csv/);
   });
 
+  it('2: cas serve on a port (HTTP or SMTP) that is taken says so in one line', async () => {
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      for (const flag of ['--port', '--smtp-port']) {
+        const args = flag === '--port' ? ['--port', String(port)] : ['--port', '0', '--smtp-port', String(port)];
+        const r = await cas(['serve', ...args, '--data-dir', tmpDir()], { env: { CAS_SECRET_KEY: '11'.repeat(32) } });
+        expectFailure(
+          r,
+          ExitCode.USAGE,
+          new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use .*choose another ${flag}`),
+        );
+      }
+    } finally {
+      busy.close();
+    }
+  });
+
   it('2: an invalid --base-url (or CAS_BASE_URL) is refused at once, not retried', async () => {
     for (const [args, extra, source] of [
       [['--base-url', 'not a url'], {}, '--base-url'],

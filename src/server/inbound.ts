@@ -391,13 +391,16 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
     },
   });
   return new Promise((resolve, reject) => {
-    smtp.on('error', (err) => opts.log(`smtp: ${err.message}`));
+    // A failure to bind is the caller's one error line; errors after that are logged.
+    const onBindError = (err: Error): void => reject(err);
+    smtp.once('error', onBindError);
     smtp.listen(opts.smtpPort, opts.smtpHost, () => {
+      smtp.off('error', onBindError);
+      smtp.on('error', (err) => opts.log(`smtp: ${err.message}`));
       const addr = smtp.server.address();
       opts.log(`cas serve: SMTP on ${opts.smtpHost}:${typeof addr === 'object' && addr ? addr.port : opts.smtpPort}`);
       resolve({ smtp, stopWebhooks });
     });
-    smtp.server.once('error', reject);
   });
 }
 

@@ -168,13 +168,30 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
   const files = new FileStore(db, config.dataDir);
   const ctx: App = { db, pool, config, files, providers: makeProviders(config.providers) };
   const app = await buildApp(ctx);
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    clearInterval(pruner);
+    await app.close().catch(() => undefined);
+    await pool.close();
+    db.close();
+    throw listenError(err, config.host, config.port, '--port');
+  }
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   // Links are made on the configured public URL, else on this address (never on a request's Host).
   ctx.listenUrl = url;
-  const inbound = await startInbound(ctx, { smtpPort: config.mail.smtpPort, smtpHost: config.host, log });
+  let inbound: Awaited<ReturnType<typeof startInbound>>;
+  try {
+    inbound = await startInbound(ctx, { smtpPort: config.mail.smtpPort, smtpHost: config.host, log });
+  } catch (err) {
+    clearInterval(pruner);
+    await app.close().catch(() => undefined);
+    await pool.close();
+    db.close();
+    throw listenError(err, config.host, config.mail.smtpPort ?? 0, '--smtp-port');
+  }
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
@@ -190,4 +207,16 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
   if (off) log(off);
   log(`cas serve: listening on ${url} (database ${config.dbPath})`);
   return { url, close };
+}
+
+/** A port that cannot be taken is the operator's setting, said in one line (exit 2), not a stack trace. */
+export function listenError(err: unknown, host: string, port: number, flag: string): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (code === 'EADDRINUSE')
+    return new UsageError(`cannot listen on ${where}: the address is already in use (another cas serve?); choose another ${flag}`);
+  if (code === 'EACCES')
+    return new UsageError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); choose another ${flag}`);
+  if (code === 'EADDRNOTAVAIL') return new UsageError(`cannot listen on ${where}: no such local address; check --host`);
+  return err as Error;
 }
