@@ -1,318 +1,560 @@
 /**
- * `npm run bench`: parse cost against raw pdf.js text extraction, cold CLI time, batch
- * throughput and peak memory. A script, not a test: it prints a table and writes bench/out/results.json.
+ * `npm run bench`: the speed figures of issue 19, each as a ratio to its peers measured in the same
+ * run: cold `cas parse` (whole process) on 1 to 500-page registrar statements with both PDF engines
+ * and the reference parser (CAS_BENCH_PEER), warm parse per page, `cas serve` parses/s, a batch with
+ * one and two workers, `cas --help` and /v1/credits, with peak RSS for each. A script, not a test:
+ * it prints a table and writes bench/out/results.json. See bench/README.md.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openPdf, rawExtract } from '../src/pdf/open.js';
-import { parseDocument } from '../src/parsers/index.js';
-import { buildRegistrarStatement } from '../test/fixtures/registrar-data.js';
-import { renderRegistrarDetailed, STYLE_A } from '../test/fixtures/registrar-render.js';
+import { parseArgs } from 'node:util';
+import { engineFromSigns } from './probe.mjs';
+import { batchOf, statementOf, statementsDir } from './statements.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'cas.js');
-const OUT = path.join(ROOT, 'bench', 'out');
+const PROBE = path.join(ROOT, 'bench', 'probe.mjs');
+const NODE = process.execPath;
+const ENGINES = ['pdfium', 'pdfjs'] as const;
+type Engine = (typeof ENGINES)[number];
+const SECTIONS = ['help', 'cold', 'warm', 'serve', 'batch'] as const;
+const TIME = '/usr/bin/time';
+
+const USAGE = `usage: npm run bench -- [--quick] [--runs N] [--runs-large N] [--sizes 1,3,20,100,500] [--only ${SECTIONS.join(',')}] [--out DIR]
+  --quick         a short run (about 2 minutes): fewer runs, no 500-page statement, shorter load runs
+  --runs N        timed runs of each cold command under 100 pages (default 5; --quick 3), after one untimed run
+  --runs-large N  the same for 100 pages and more (default 3; --quick 1)
+  --sizes LIST    statement sizes in pages for the cold parses (default 1,3,20,100,500; --quick 1,3,20,100)
+  --only LIST     run only these sections (default all)
+  --warm-pages N  the statement size of the warm parse (default 20)
+  --out DIR       where statements, scratch files and results.json go (default bench/out)
+env: CAS_BENCH_PEER=DIR  a peer built with ../shared/peer/build.sh DIR: its run-casparser.sh is timed on the same files`;
+
+// ---------------------------------------------------------------- options
+
+const { values: argv } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    runs: { type: 'string' },
+    'runs-large': { type: 'string' },
+    sizes: { type: 'string' },
+    only: { type: 'string' },
+    out: { type: 'string' },
+    'warm-pages': { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (argv.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+function positive(name: string, raw: string | undefined, dflt: number): number {
+  if (raw === undefined) return dflt;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) usage(`${name} must be a whole number >= 1, not ${raw}`);
+  return n;
+}
+function usage(msg: string): never {
+  process.stderr.write(`bench: ${msg}\n${USAGE}\n`);
+  process.exit(2);
+}
+const QUICK = argv.quick;
+const OPTS = {
+  quick: QUICK,
+  runs: positive('--runs', argv.runs, QUICK ? 3 : 5),
+  runsLarge: positive('--runs-large', argv['runs-large'], QUICK ? 1 : 3),
+  sizes: (argv.sizes ?? (QUICK ? '1,3,20,100' : '1,3,20,100,500')).split(',').map((s) => positive('--sizes', s.trim(), 1)),
+  only: new Set((argv.only ?? SECTIONS.join(',')).split(',').map((s) => s.trim())),
+  serveSeconds: QUICK ? 3 : 10,
+  batchRuns: QUICK ? 1 : 3,
+  warm: QUICK ? { rounds: 1, warmup: 3, runs: 8 } : { rounds: 2, warmup: 5, runs: 12 },
+  warmPages: positive('--warm-pages', argv['warm-pages'], 20),
+};
+for (const s of OPTS.only) if (!(SECTIONS as readonly string[]).includes(s)) usage(`unknown section ${s}`);
+if ([...OPTS.sizes, OPTS.warmPages].some((s) => s > 500)) usage('sizes above 500 pages exceed the parser default page limit');
+const OUT = path.resolve(argv.out ?? path.join(ROOT, 'bench', 'out'));
+const SCRATCH = path.join(OUT, 'scratch');
+
+// ---------------------------------------------------------------- helpers
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+const say = (msg: string): boolean => process.stderr.write(`bench: ${msg}\n`);
+
+/** The environment of every measured process: no inherited CAS_* settings, an empty config dir. */
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CAS_') && k !== 'NODE_OPTIONS') out[k] = v;
+  return { ...out, CAS_CONFIG_DIR: path.join(SCRATCH, 'config'), ...extra };
 }
 
-async function time<T>(fn: () => Promise<T>, runs: number): Promise<number> {
-  const t: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await fn();
-    t.push(performance.now() - t0);
+interface Cmd {
+  label: string;
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+interface Run {
+  ms: number;
+  rss_mb: number | null;
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const HAVE_TIME = existsSync(TIME);
+/** One whole process: wall time from here, peak RSS from the kernel (GNU time's %M, in KiB). */
+function runOnce(cmd: Cmd, capture = false): Run {
+  const rssFile = path.join(SCRATCH, 'rss.txt');
+  rmSync(rssFile, { force: true });
+  const [file, args] = HAVE_TIME ? [TIME, ['-f', '%M', '-o', rssFile, cmd.file, ...cmd.args]] : [cmd.file, cmd.args];
+  const t0 = performance.now();
+  const r: SpawnSyncReturns<string> = spawnSync(file, args, {
+    env: cmd.env,
+    encoding: 'utf8',
+    stdio: ['ignore', capture ? 'pipe' : 'ignore', 'pipe'],
+    maxBuffer: 1 << 30,
+  });
+  const ms = performance.now() - t0;
+  let rss: number | null = null;
+  if (HAVE_TIME && existsSync(rssFile)) {
+    const last = readFileSync(rssFile, 'utf8').trim().split('\n').pop() ?? '';
+    if (/^\d+$/.test(last)) rss = Number(last) / 1024;
   }
-  return median(t);
+  return { ms, rss_mb: rss, status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
-async function statement(targetPages: number): Promise<{ pdf: Buffer; pages: number }> {
-  let months = 24;
-  for (;;) {
-    const pdf = await renderRegistrarDetailed(
-      buildRegistrarStatement({ sipMonths: months, repeat: Math.max(1, Math.round(months / 24)) }),
-      STYLE_A,
-    );
-    const doc = await openPdf(new Uint8Array(pdf));
-    if (doc.pages.length >= targetPages) return { pdf, pages: doc.pages.length };
-    months = Math.ceil(months * Math.max(1.1, Math.sqrt(targetPages / doc.pages.length)));
-  }
+interface Timing {
+  ms: number;
+  runs: number;
+  rss_mb: number | null;
+  all_ms: number[];
+}
+/** N timed runs of each command, interleaved (A B C A B C ...) so machine noise hits all alike. */
+function interleaved(cmds: Cmd[], runs: number): Timing[] {
+  const ms: number[][] = cmds.map(() => []);
+  const rss: number[][] = cmds.map(() => []);
+  for (let i = 0; i < runs; i++)
+    cmds.forEach((c, k) => {
+      const r = runOnce(c);
+      if (r.status !== 0) throw new Error(`${c.label} failed (exit ${r.status}): ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+      ms[k].push(r.ms);
+      if (r.rss_mb !== null) rss[k].push(r.rss_mb);
+    });
+  return cmds.map((_, k) => ({ ms: median(ms[k]), runs, rss_mb: rss[k].length ? median(rss[k]) : null, all_ms: ms[k] }));
 }
 
-function wall(args: string[], runs = 5): number {
-  const t: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    const r = spawnSync('node', [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    if (r.status !== 0) throw new Error(`cas ${args.join(' ')} failed: ${r.stderr}`);
-    t.push(performance.now() - t0);
-  }
-  return median(t);
+/** A / B as the median of the ratios run by run (the runs were interleaved, so each pair saw the same machine). */
+function ratio(a: Timing, b: Timing): number {
+  return median(a.all_ms.map((ms, i) => ms / b.all_ms[i]));
 }
 
-/** Depository statements and a contract note grown to about 20 pages. */
-/** Peak RSS of opening and parsing one file in a fresh process. */
-function peakRss(file: string): { rss_mb: number; transactions: number } {
-  const out = execFileSync('node', [
-    '-e',
-    `
-    import('${path.join(ROOT, 'dist/pdf/open.js')}').then(async (pdf) => {
-      const { parseDocument } = await import('${path.join(ROOT, 'dist/parsers/index.js')}');
-      const r = parseDocument(await pdf.openPdf(${JSON.stringify(file)}));
-      const n = (r.data.mutual_funds ?? []).flatMap((f) => f.schemes.flatMap((s) => s.transactions)).length;
-      console.log(JSON.stringify({ rss_mb: process.resourceUsage().maxRSS / 1024, transactions: n }));
-    });`,
-  ]).toString();
-  return JSON.parse(out) as { rss_mb: number; transactions: number };
+/** How many `transactions` entries a JSON document holds, at any depth (cas and casparser both name them so). */
+function countTransactions(json: unknown): number {
+  if (Array.isArray(json)) return json.reduce((n: number, x) => n + countTransactions(x), 0);
+  if (!json || typeof json !== 'object') return 0;
+  let n = 0;
+  for (const [k, v] of Object.entries(json)) n += k === 'transactions' && Array.isArray(v) ? v.length : countTransactions(v);
+  return n;
 }
 
-async function otherKinds(): Promise<[string, Buffer][]> {
-  const { buildDepositoryStatement } = await import('../test/fixtures/depository-data.js');
-  const { renderCdsl, renderNsdl } = await import('../test/fixtures/depository-render.js');
-  const { buildNote } = await import('../test/fixtures/contract-data.js');
-  const { renderNote } = await import('../test/fixtures/contract-render.js');
-  const grow = (kind: 'depository_a' | 'depository_b') => {
-    const st = buildDepositoryStatement(kind);
-    for (const a of st.accounts) {
-      const base = a.holdings.filter((h) => h.kind === 'equities');
-      for (let i = 0; i < 420; i++) {
-        const h = base[i % base.length];
-        const isin = `INE${String(100000 + i * 7).slice(-6)}A01${i % 10}${(i * 3) % 10}`.slice(0, 12);
-        a.holdings.push({ ...h, isin, name: `${h.name} ${i}`, txns: [] });
+const casCmd = (engine: Engine, args: string[], extra: Record<string, string> = {}): Cmd => ({
+  label: `cas ${args[0]} (${engine})`,
+  file: NODE,
+  args: [BIN, ...args],
+  env: env({ CAS_PDF_ENGINE: engine, ...extra }),
+});
+
+/** Which engine a `cas` process actually used when asked for `engine` (one untimed run with the probe). */
+function probeCas(engine: Engine, file: string): string {
+  const probeFile = path.join(SCRATCH, `probe-${engine}.txt`);
+  rmSync(probeFile, { force: true });
+  const r = spawnSync(NODE, ['--import', PROBE, BIN, 'parse', file], {
+    env: env({ CAS_PDF_ENGINE: engine, CAS_BENCH_PROBE: probeFile }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`cas parse with CAS_PDF_ENGINE=${engine} failed (exit ${r.status}): ${r.stderr.trim()}`);
+  return engineFromSigns(existsSync(probeFile) ? readFileSync(probeFile, 'utf8').split('\n').filter(Boolean) : []);
+}
+
+// ---------------------------------------------------------------- the peer
+
+interface Peer {
+  dir: string;
+  runner: string;
+  version: string | null;
+}
+function findPeer(): Peer | { error: string } | null {
+  const dir = process.env.CAS_BENCH_PEER;
+  if (!dir) return null;
+  const runner = path.join(path.resolve(dir), 'run-casparser.sh');
+  if (!existsSync(runner)) return { error: `CAS_BENCH_PEER=${dir} has no run-casparser.sh (build it with ../shared/peer/build.sh ${dir})` };
+  const v = spawnSync(path.join(path.resolve(dir), 'bin', 'python'), ['-c', 'import casparser; print(casparser.__version__)'], {
+    encoding: 'utf8',
+  });
+  return { dir: path.resolve(dir), runner, version: v.status === 0 ? v.stdout.trim() : null };
+}
+const NOT_MEASURED = 'not measured (set CAS_BENCH_PEER)';
+
+// ---------------------------------------------------------------- report
+
+type Row = [what: string, figure: string, target?: string];
+const table: { title: string; rows: Row[] }[] = [];
+function section(title: string): Row[] {
+  const rows: Row[] = [];
+  table.push({ title, rows });
+  return rows;
+}
+const fmtMs = (ms: number): string => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`);
+const fmtMb = (mb: number | null): string => (mb === null ? 'RSS n/a' : `${mb.toFixed(0)} MB`);
+const x = (r: number): string => `${r.toFixed(2)}x`;
+
+/** The engine that actually ran for each requested one (from the probes), and whether pdfium ran at all. */
+const ran: Partial<Record<Engine, string>> = {};
+const pdfiumRan = (): boolean => ran.pdfium === 'pdfium';
+/** A verdict against a target; n/a while the PDFium engine is not in the build (its rows then measure pdf.js). */
+function verdict(ok: boolean, needsPdfium = true): string {
+  if (needsPdfium && !pdfiumRan()) return 'n/a: pdfium did not run';
+  return ok ? 'met' : 'MISSED';
+}
+
+// ---------------------------------------------------------------- sections
+
+const results: Record<string, unknown> = {
+  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? null, node: process.version, loadavg_at_start: os.loadavg() },
+  at: new Date().toISOString(),
+  options: { quick: OPTS.quick, runs: OPTS.runs, runs_large: OPTS.runsLarge, sizes: OPTS.sizes, sections: [...OPTS.only] },
+};
+
+function helpSection(): void {
+  const [t] = interleaved([{ label: 'cas --help', file: NODE, args: [BIN, '--help'], env: env() }], Math.max(OPTS.runs, 5) + 2);
+  results.help = { ms: t.ms, rss_mb: t.rss_mb, runs: t.runs };
+  section('cas --help').push([
+    'cas --help, whole process',
+    `${fmtMs(t.ms)}, ${fmtMb(t.rss_mb)}`,
+    `< 150 ms: ${verdict(t.ms < 150, false)}`,
+  ]);
+}
+
+async function coldSection(peer: Peer | { error: string } | null): Promise<void> {
+  const rows = section('cold cas parse, whole process (median wall, median peak RSS)');
+  const cold: unknown[] = [];
+  results.cold = cold;
+  for (const target of OPTS.sizes) {
+    const st = await statementOf(ROOT, OUT, target);
+    const runs = target >= 100 ? OPTS.runsLarge : OPTS.runs;
+    say(`cold parse, ${st.pages} page(s), ${runs} run(s) each`);
+    const cmds: Cmd[] = ENGINES.map((e) => casCmd(e, ['parse', st.file]));
+    const entry: Record<string, unknown> = { target_pages: target, pages: st.pages, file: path.relative(ROOT, st.file), runs };
+    // One untimed run of each (disk cache, and the check that each reads the statement).
+    const txs = cmds.map((c) => {
+      const r = runOnce(c, true);
+      if (r.status !== 0) throw new Error(`${c.label} failed on ${st.file} (exit ${r.status}): ${r.stderr.trim()}`);
+      return countTransactions(JSON.parse(r.stdout));
+    });
+    const casTx = txs[0];
+    if (txs.some((n) => n !== casTx))
+      throw new Error(`the engines read different statements from ${st.file}: ${txs.join(' vs ')} transactions`);
+    entry.transactions = casTx;
+    let peerNote: string | null = null;
+    if (peer && 'runner' in peer) {
+      const pc: Cmd = { label: 'casparser', file: peer.runner, args: [st.file], env: env() };
+      const r = runOnce(pc, true);
+      let tx: number;
+      try {
+        tx = r.status === 0 ? countTransactions(JSON.parse(r.stdout)) : -1;
+      } catch {
+        tx = -1;
       }
+      if (r.status !== 0 || tx < 0) {
+        peerNote = `failed: exit ${r.status}, ${(r.stderr.trim().split('\n').pop() ?? '').slice(0, 120)}`;
+      } else {
+        cmds.push(pc);
+        if (tx !== casTx) peerNote = `peer reads ${tx} transactions, cas ${casTx}`;
+      }
+      entry.peer_check = { status: r.status, transactions: tx, note: peerNote };
     }
-    return st;
-  };
-  return [
-    ['depository_a', await renderCdsl(grow('depository_a'))],
-    ['depository_b', await renderNsdl(grow('depository_b'))],
-    ['contract_note', await renderNote(buildNote('broker_a', { extraTrades: 1100 }))],
-  ];
+    const t = interleaved(cmds, runs);
+    const [pdfium, pdfjs, peerT] = t;
+    entry.pdfium = { ...pdfium, ran: ran.pdfium };
+    entry.pdfjs = { ...pdfjs, ran: ran.pdfjs };
+    const vsPdfjs = ratio(pdfium, pdfjs);
+    const ratios: Record<string, number> = { pdfium_vs_pdfjs: vsPdfjs };
+    const label = `${st.pages} page${st.pages === 1 ? '' : 's'}`;
+    rows.push([`${label}: pdfium`, `${fmtMs(pdfium.ms)}, ${fmtMb(pdfium.rss_mb)}`]);
+    rows.push([`${label}: pdf.js`, `${fmtMs(pdfjs.ms)}, ${fmtMb(pdfjs.rss_mb)}`]);
+    const tgt = st.pages >= 20 ? 0.5 : st.pages <= 1 ? 0.8 : null;
+    rows.push([`${label}: pdfium / pdf.js`, x(vsPdfjs), tgt ? `< ${tgt}x: ${verdict(vsPdfjs < tgt)}` : undefined]);
+    if (!peer) {
+      entry.peer = NOT_MEASURED;
+      rows.push([`${label}: casparser`, NOT_MEASURED]);
+    } else if ('error' in peer || !peerT) {
+      entry.peer = 'error' in peer ? peer.error : peerNote;
+      rows.push([`${label}: casparser`, `not measured: ${'error' in peer ? peer.error : peerNote}`]);
+    } else {
+      entry.peer = peerT;
+      ratios.pdfium_vs_peer = ratio(pdfium, peerT);
+      ratios.pdfjs_vs_peer = ratio(pdfjs, peerT);
+      rows.push([`${label}: casparser`, `${fmtMs(peerT.ms)}, ${fmtMb(peerT.rss_mb)}${peerNote ? ` (${peerNote})` : ''}`]);
+      rows.push([`${label}: cas (pdfium) / casparser`, x(ratios.pdfium_vs_peer), `<= 1.00x: ${verdict(ratios.pdfium_vs_peer <= 1)}`]);
+      rows.push([`${label}: cas (pdf.js) / casparser`, x(ratios.pdfjs_vs_peer)]);
+    }
+    entry.ratios = ratios;
+    cold.push(entry);
+  }
 }
 
-async function serviceLoad(
-  pdfFile: string,
-): Promise<{ credits: { rps: number; p99: number }; parse: { rps: number; p99: number }; inProcessRps: number }> {
-  const autocannon = (await import('autocannon')).default;
-  const dataDir = path.join(OUT, 'svc');
+async function warmSection(): Promise<void> {
+  const st = await statementOf(ROOT, OUT, OPTS.warmPages);
+  say(`warm parse, ${st.pages} pages`);
+  const per: Record<Engine, { ms: number[]; rss: number[]; ran: string }> = {
+    pdfium: { ms: [], rss: [], ran: '' },
+    pdfjs: { ms: [], rss: [], ran: '' },
+  };
+  for (let round = 0; round < OPTS.warm.rounds; round++)
+    for (const e of ENGINES) {
+      const r = spawnSync(
+        NODE,
+        [path.join(ROOT, 'bench', 'warm-child.mjs'), st.file, e, String(OPTS.warm.warmup), String(OPTS.warm.runs)],
+        {
+          env: env(),
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      if (r.status !== 0) throw new Error(`warm parse (${e}) failed (exit ${r.status}): ${r.stderr.trim()}`);
+      const o = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as {
+        ms: number[];
+        rss_mb: number;
+        ran: string;
+        cas_type: string | null;
+      };
+      if (!o.cas_type) throw new Error(`warm parse (${e}) did not read the statement`);
+      per[e].ms.push(...o.ms);
+      per[e].rss.push(o.rss_mb);
+      per[e].ran = o.ran;
+    }
+  const fig = (e: Engine) => ({
+    ms: median(per[e].ms),
+    ms_per_page: median(per[e].ms) / st.pages,
+    rss_mb: Math.max(...per[e].rss),
+    ran: per[e].ran,
+    runs: per[e].ms.length,
+  });
+  const w = { pages: st.pages, pdfium: fig('pdfium'), pdfjs: fig('pdfjs'), speedup: 0 };
+  w.speedup = w.pdfjs.ms / w.pdfium.ms;
+  results.warm = w;
+  const rows = section(`warm parse in one process (open + parse, ${st.pages} pages, median of ${w.pdfium.runs} after a warm-up)`);
+  for (const e of ENGINES)
+    rows.push([
+      `${e === 'pdfjs' ? 'pdf.js' : e}${w[e].ran !== e ? ` (ran: ${w[e].ran})` : ''}`,
+      `${w[e].ms_per_page.toFixed(2)} ms/page (${fmtMs(w[e].ms)}), peak RSS ${fmtMb(w[e].rss_mb)}`,
+    ]);
+  rows.push([
+    'pdfium speed-up over pdf.js',
+    x(w.speedup),
+    `>= 2.5x: ${w.pdfium.ran === 'pdfium' ? (w.speedup >= 2.5 ? 'met' : 'MISSED') : 'n/a: pdfium did not run'}`,
+  ]);
+}
+
+interface Load {
+  rps: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+/** A `cas serve` with CAS_PDF_ENGINE=engine; returns its URL, API key, a stop() that answers its peak RSS, and the engine it ran. */
+async function startServer(
+  engine: Engine,
+): Promise<{ url: string; key: string; stop: () => Promise<{ rss_mb: number | null; ran: string }> }> {
+  const dataDir = path.join(SCRATCH, `svc-${engine}`);
   rmSync(dataDir, { recursive: true, force: true });
-  const key = (
-    JSON.parse(
-      execFileSync('node', [BIN, 'serve', 'keys', 'create', '--unlimited', '--data-dir', dataDir, '--json'], {
-        stdio: ['ignore', 'pipe', 'ignore'],
-      }).toString(),
-    ) as { api_key: string }
-  ).api_key;
-  const proc = spawn('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const url = await new Promise<string>((resolve) => {
+  const made = spawnSync(NODE, [BIN, 'serve', 'keys', 'create', '--unlimited', '--data-dir', dataDir, '--json'], {
+    env: env(),
+    encoding: 'utf8',
+  });
+  if (made.status !== 0) throw new Error(`cas serve keys create failed: ${made.stderr}`);
+  const key = (JSON.parse(made.stdout) as { api_key: string }).api_key;
+  const probeFile = path.join(SCRATCH, `probe-serve-${engine}.txt`);
+  rmSync(probeFile, { force: true });
+  const proc = spawn(NODE, ['--import', PROBE, BIN, 'serve', '--port', '0', '--data-dir', dataDir], {
+    env: env({ CAS_PDF_ENGINE: engine, CAS_BENCH_PROBE: probeFile }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
     const onData = (d: Buffer): void => {
       buf += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(buf);
       if (!m) return;
-      // From here on the request log is only drained: keeping and re-scanning it would make this
-      // process (which also runs autocannon) the bottleneck of the measurement.
+      // From here on the request log is only drained, never kept or scanned.
       proc.stderr.off('data', onData);
       proc.stderr.resume();
       resolve(m[1]);
     };
     proc.stderr.on('data', onData);
+    void exited.then(() => reject(new Error(`cas serve exited before it listened: ${buf}`)));
   });
-  const run = (opts: Record<string, unknown>): Promise<{ requests: { average: number }; latency: { p99: number }; non2xx: number }> =>
-    new Promise((resolve, reject) =>
-      autocannon(
-        { url, method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, ...opts },
-        (err: Error | null, res: any) => (err ? reject(err) : resolve(res)),
-      ),
-    );
-  await run({ url: `${url}/v1/credits`, connections: 10, duration: 2, body: '{}' });
-  const c = await run({ url: `${url}/v1/credits`, connections: 10, duration: 5, body: '{}' });
-  const body = JSON.stringify({ pdf_file: (await import('node:fs')).readFileSync(pdfFile).toString('base64') });
-  const p = await run({ url: `${url}/v4/registrar_a_registrar_b/parse`, connections: 4, duration: 10, body });
-  proc.kill('SIGTERM');
-  // In-process baseline: the same parse on a pool of 2 workers, kept busy for a similar time.
-  const core = (await import(path.join(ROOT, 'dist/cli/parse-core.js'))) as typeof import('../src/cli/parse-core.js');
-  const files = Array.from({ length: 24 }, () => pdfFile);
-  await core.parseMany(files.slice(0, 4), { candidates: [] }, {}, 2, () => undefined);
-  const t0 = performance.now();
-  await core.parseMany(files, { candidates: [] }, {}, 2, () => undefined);
-  const inProcessRps = files.length / ((performance.now() - t0) / 1000);
-  if (c.non2xx || p.non2xx) throw new Error(`load run had non-2xx answers: credits ${c.non2xx}, parse ${p.non2xx}`);
-  return { credits: { rps: c.requests.average, p99: c.latency.p99 }, parse: { rps: p.requests.average, p99: p.latency.p99 }, inProcessRps };
+  const stop = async (): Promise<{ rss_mb: number | null; ran: string }> => {
+    let rss: number | null = null;
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'));
+      if (m) rss = Number(m[1]) / 1024;
+    } catch {
+      rss = null;
+    }
+    proc.kill('SIGTERM');
+    await exited;
+    return { rss_mb: rss, ran: engineFromSigns(existsSync(probeFile) ? readFileSync(probeFile, 'utf8').split('\n').filter(Boolean) : []) };
+  };
+  return { url, key, stop };
+}
+
+async function load(url: string, key: string, opts: { connections: number; duration: number; body: string }): Promise<Load> {
+  const autocannon = (await import('autocannon')).default;
+  const res = await new Promise<any>((resolve, reject) =>
+    autocannon(
+      { url, method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, ...opts },
+      (err: Error | null, r: any) => (err ? reject(err) : resolve(r)),
+    ),
+  );
+  return { rps: res.requests.average, p99: res.latency.p99, non2xx: res.non2xx, errors: res.errors + res.timeouts };
+}
+
+async function serveSection(): Promise<void> {
+  const st = await statementOf(ROOT, OUT, 3);
+  const body = JSON.stringify({ pdf_file: readFileSync(st.file).toString('base64') });
+  const rows = section(`cas serve (autocannon on loopback; parse: ${st.pages}-page statement, 4 connections, ${OPTS.serveSeconds} s)`);
+  const serve: Record<string, unknown> = { pages: st.pages, connections: 4, seconds: OPTS.serveSeconds };
+  results.serve = serve;
+  const parse: Partial<Record<Engine, Load & { rss_mb: number | null; ran: string }>> = {};
+  for (const e of ENGINES) {
+    say(`cas serve (${e})`);
+    const s = await startServer(e);
+    const parseUrl = `${s.url}/v4/registrar_a_registrar_b/parse`;
+    if (e === ENGINES[0]) {
+      const warm = QUICK ? 1 : 2;
+      await load(`${s.url}/v1/credits`, s.key, { connections: 10, duration: warm, body: '{}' });
+      const c = await load(`${s.url}/v1/credits`, s.key, { connections: 10, duration: QUICK ? 2 : 5, body: '{}' });
+      serve.credits = c;
+      if (c.non2xx || c.errors) throw new Error(`/v1/credits load run: ${c.non2xx} non-2xx answers, ${c.errors} errors`);
+      rows.push([
+        '/v1/credits, 10 connections',
+        `${c.rps.toFixed(0)} req/s, p99 ${c.p99} ms`,
+        `>= 3000 req/s: ${verdict(c.rps >= 3000, false)}`,
+      ]);
+    }
+    await load(parseUrl, s.key, { connections: 4, duration: QUICK ? 1 : 2, body });
+    const p = await load(parseUrl, s.key, { connections: 4, duration: OPTS.serveSeconds, body });
+    const { rss_mb, ran: serveRan } = await s.stop();
+    if (p.non2xx || p.errors) throw new Error(`parse load run (${e}): ${p.non2xx} non-2xx answers, ${p.errors} errors`);
+    parse[e] = { ...p, rss_mb, ran: serveRan };
+    rows.push([
+      `parse, ${e === 'pdfjs' ? 'pdf.js' : e}${serveRan !== e ? ` (ran: ${serveRan})` : ''}`,
+      `${p.rps.toFixed(1)} parses/s, p99 ${p.p99} ms, server peak RSS ${fmtMb(rss_mb)}`,
+      e === 'pdfium' ? `>= 150/s: ${serveRan === 'pdfium' ? (p.rps >= 150 ? 'met' : 'MISSED') : 'n/a: pdfium did not run'}` : undefined,
+    ]);
+  }
+  serve.parse = parse;
+  if (parse.pdfium && parse.pdfjs) {
+    serve.pdfium_vs_pdfjs = parse.pdfium.rps / parse.pdfjs.rps;
+    rows.push(['parses/s, pdfium / pdf.js', x(parse.pdfium.rps / parse.pdfjs.rps)]);
+  }
+}
+
+async function batchSection(): Promise<void> {
+  const files = await batchOf(ROOT, OUT, 40);
+  const dir = path.dirname(files[0].file);
+  const pages = files.reduce((n, f) => n + f.pages, 0);
+  say(`batch of ${files.length} (${pages} pages), ${OPTS.batchRuns} run(s) each`);
+  const cmds = ENGINES.flatMap((e) =>
+    [1, 2].map((j) => ({ ...casCmd(e, ['parse', dir, '--jobs', String(j)]), label: `cas parse --jobs ${j} (${e})` })),
+  );
+  for (const c of cmds) {
+    const r = runOnce(c, true);
+    const lines = r.stdout.trim().split('\n').filter(Boolean).length;
+    if (r.status !== 0 || lines !== files.length)
+      throw new Error(`${c.label} failed (exit ${r.status}, ${lines} results): ${r.stderr.trim()}`);
+  }
+  const t = interleaved(cmds, OPTS.batchRuns);
+  const rows = section(`batch: cas parse FOLDER of ${files.length} statements (${pages} pages), whole process`);
+  const batch: Record<string, unknown> = { files: files.length, pages, runs: OPTS.batchRuns, cpus: os.cpus().length };
+  ENGINES.forEach((e, k) => {
+    const [j1, j2] = [t[2 * k], t[2 * k + 1]];
+    const speedup = ratio(j1, j2);
+    batch[e] = { jobs1: j1, jobs2: j2, speedup, ran: ran[e] };
+    const name = e === 'pdfjs' ? 'pdf.js' : e;
+    rows.push([`${name}, --jobs 1`, `${fmtMs(j1.ms)} (${((files.length / j1.ms) * 1000).toFixed(1)} files/s), ${fmtMb(j1.rss_mb)}`]);
+    rows.push([
+      `${name}, --jobs 2`,
+      `${fmtMs(j2.ms)} (${x(speedup)}), ${fmtMb(j2.rss_mb)}`,
+      e === 'pdfium' ? `>= 1.7x: ${verdict(speedup >= 1.7)}` : undefined,
+    ]);
+  });
+  results.batch = batch;
+}
+
+// ---------------------------------------------------------------- main
+
+function print(): void {
+  const w = Math.max(...table.flatMap((s) => s.rows.map((r) => r[0].length)));
+  const fw = Math.min(48, Math.max(...table.flatMap((s) => s.rows.filter((r) => r[2]).map((r) => r[1].length))));
+  const lines: string[] = [];
+  for (const s of table) {
+    lines.push('', s.title);
+    for (const [what, fig, target] of s.rows) lines.push(`  ${what.padEnd(w)}  ${target ? `${fig.padEnd(fw)}  target ${target}` : fig}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n\nwrote ${path.relative(process.cwd(), path.join(OUT, 'results.json')) || 'results.json'}\n`);
 }
 
 async function main(): Promise<void> {
-  mkdirSync(OUT, { recursive: true });
-  const results: Record<string, unknown> = { machine: { cpus: os.cpus().length, node: process.version }, at: new Date().toISOString() };
-  const rows: string[][] = [];
-
-  // 1. Registrar statement, 20 pages: parse vs raw extraction.
-  const s20 = await statement(20);
-  const f20 = path.join(OUT, 'registrar-20p.pdf');
-  writeFileSync(f20, s20.pdf);
-  const data = new Uint8Array(s20.pdf);
-  await rawExtract(data);
-  await openPdf(data);
-  // Interleaved runs so that machine noise hits both sides alike.
-  const rawT: number[] = [];
-  const fullT: number[] = [];
-  for (let i = 0; i < 11; i++) {
-    rawT.push(await time(() => rawExtract(data), 1));
-    fullT.push(await time(async () => parseDocument(await openPdf(data)), 1));
-  }
-  const raw = median(rawT);
-  const full = median(fullT);
-  const ratio = full / raw;
-  results.registrar_20p = {
-    pages: s20.pages,
-    raw_ms: raw,
-    parse_ms: full,
-    ratio,
-    ms_per_page: full / s20.pages,
-    pages_per_s: (s20.pages / full) * 1000,
-  };
-  rows.push(['registrar 20p: raw pdf.js extraction', `${raw.toFixed(1)} ms`]);
-  rows.push([
-    'registrar 20p: open + model + parse',
-    `${full.toFixed(1)} ms (${(full / s20.pages).toFixed(2)} ms/page, ${((s20.pages / full) * 1000).toFixed(0)} pages/s)`,
-  ]);
-  rows.push(['registrar 20p: parse / raw ratio (target <= 1.30)', `${ratio.toFixed(2)}x`]);
-  const rss20 = peakRss(f20).rss_mb;
-  (results.registrar_20p as Record<string, number>).peak_rss_mb = rss20;
-  rows.push(['registrar 20p: peak RSS', `${rss20.toFixed(0)} MB`]);
-
-  // 1b. The other statement kinds, about 20 pages each.
-  for (const [name, pdf] of await otherKinds()) {
-    const bytes = new Uint8Array(pdf);
-    const doc = await openPdf(bytes);
-    const r: number[] = [];
-    const p: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      r.push(await time(() => rawExtract(bytes), 1));
-      p.push(await time(async () => parseDocument(await openPdf(bytes)), 1));
-    }
-    const ratioK = median(p) / median(r);
-    const n = doc.pages.length;
-    const file = path.join(OUT, `${name}-${n}p.pdf`);
-    writeFileSync(file, pdf);
-    const rssK = peakRss(file).rss_mb;
-    results[`${name}_${n}p`] = {
-      pages: n,
-      raw_ms: median(r),
-      parse_ms: median(p),
-      ratio: ratioK,
-      ms_per_page: median(p) / n,
-      pages_per_s: (n / median(p)) * 1000,
-      peak_rss_mb: rssK,
-    };
-    rows.push([
-      `${name} ${n}p: open + model + parse`,
-      `${median(p).toFixed(0)} ms (${(median(p) / n).toFixed(2)} ms/page, ${((n / median(p)) * 1000).toFixed(0)} pages/s), peak RSS ${rssK.toFixed(0)} MB`,
-    ]);
-    rows.push([`${name} ${n}p: parse / raw ratio (target <= 1.30)`, `${ratioK.toFixed(2)}x (raw ${median(r).toFixed(0)} ms)`]);
-  }
-
-  // 2. Cold CLI.
-  const help = wall(['--help'], 7);
-  const cold = wall(['parse', f20, '--output', path.join(OUT, 'out.json')], 5);
-  results.cli = { help_ms: help, cold_parse_20p_ms: cold };
-  rows.push(['cas --help (target < 150 ms)', `${help.toFixed(0)} ms`]);
-  rows.push(['cold cas parse, 20 pages (target < 1000 ms)', `${cold.toFixed(0)} ms`]);
-
-  // 3. Batch throughput: 40 statements, 1 worker vs 2.
-  const batchDir = path.join(OUT, 'batch');
-  rmSync(batchDir, { recursive: true, force: true });
-  mkdirSync(batchDir);
-  const small = await renderRegistrarDetailed(buildRegistrarStatement(), STYLE_A);
-  for (let i = 0; i < 40; i++) writeFileSync(path.join(batchDir, `s${String(i).padStart(2, '0')}.pdf`), small);
-  const j1 = wall(['parse', batchDir, '--jobs', '1', '--output', path.join(OUT, 'b1.ndjson')], 3);
-  const j2 = wall(['parse', batchDir, '--jobs', '2', '--output', path.join(OUT, 'b2.ndjson')], 3);
-  // The same batch through the worker pool inside one process (no CLI start-up in the figure).
-  const core = (await import(path.join(ROOT, 'dist/cli/parse-core.js'))) as typeof import('../src/cli/parse-core.js');
-  const files = Array.from({ length: 40 }, (_, i) => path.join(batchDir, `s${String(i).padStart(2, '0')}.pdf`));
-  const pool = async (jobs: number): Promise<number> => time(() => core.parseMany(files, { candidates: [] }, {}, jobs, () => undefined), 3);
-  const p1 = await pool(1);
-  const p2 = await pool(2);
-  const batch40: Record<string, number> = {
-    cli_jobs1_ms: j1,
-    cli_jobs2_ms: j2,
-    cli_speedup: j1 / j2,
-    pool_jobs1_ms: p1,
-    pool_jobs2_ms: p2,
-    pool_speedup: p1 / p2,
-  };
-  results.batch_40 = batch40;
-  rows.push(['worker pool in-process, 40 files, 1 worker', `${p1.toFixed(0)} ms`]);
-  rows.push(['worker pool in-process, 40 files, 2 workers', `${p2.toFixed(0)} ms (${(p1 / p2).toFixed(2)}x)`]);
-  rows.push(['batch of 40, 1 worker', `${j1.toFixed(0)} ms (${((40 / j1) * 1000).toFixed(1)} files/s)`]);
-  rows.push(['batch of 40, 2 workers (target >= 1.7x)', `${j2.toFixed(0)} ms (${(j1 / j2).toFixed(2)}x)`]);
-  // The machine's own ceiling for this work: two independent `cas parse --jobs 1` processes on
-  // 20 files each, against one process on all 40. No pool can beat what two processes get.
-  const halves = [0, 1].map((h) => {
-    const d = path.join(OUT, `batch-half-${h}`);
-    rmSync(d, { recursive: true, force: true });
-    mkdirSync(d);
-    for (let i = 0; i < 20; i++) writeFileSync(path.join(d, `s${i}.pdf`), small);
-    return d;
-  });
-  const pairRuns: number[] = [];
-  for (let r = 0; r < 3; r++) {
-    const t0 = performance.now();
-    await Promise.all(
-      halves.map(
-        (d, h) =>
-          new Promise<void>((resolve, reject) => {
-            const c = spawn('node', [BIN, 'parse', d, '--jobs', '1', '--output', path.join(OUT, `half-${h}.ndjson`)], { stdio: 'ignore' });
-            c.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`half ${h} failed`))));
-          }),
-      ),
-    );
-    pairRuns.push(performance.now() - t0);
-  }
-  const pair = median(pairRuns);
-  batch40.two_processes_ms = pair;
-  batch40.two_processes_speedup = j1 / pair;
-  rows.push(['two separate processes, 20 files each (ceiling)', `${pair.toFixed(0)} ms (${(j1 / pair).toFixed(2)}x)`]);
-  // The same with 40 statements of 20 pages (less start-up and warm-up in the figure).
-  const bigDir = path.join(OUT, 'batch-20p');
-  rmSync(bigDir, { recursive: true, force: true });
-  mkdirSync(bigDir);
-  for (let i = 0; i < 40; i++) writeFileSync(path.join(bigDir, `s${String(i).padStart(2, '0')}.pdf`), s20.pdf);
-  const k1 = wall(['parse', bigDir, '--jobs', '1', '--output', path.join(OUT, 'k1.ndjson')], 1);
-  const k2 = wall(['parse', bigDir, '--jobs', '2', '--output', path.join(OUT, 'k2.ndjson')], 1);
-  results.batch_40x20p = { jobs1_ms: k1, jobs2_ms: k2, speedup: k1 / k2 };
-  rows.push(['batch of 40 x 20 pages, 1 worker', `${k1.toFixed(0)} ms (${((800 / k1) * 1000).toFixed(0)} pages/s)`]);
-  rows.push(['batch of 40 x 20 pages, 2 workers', `${k2.toFixed(0)} ms (${(k1 / k2).toFixed(2)}x)`]);
-
-  // 4. Peak RSS on a 100-page statement, in a fresh process.
-  const s100 = await statement(100);
-  const f100 = path.join(OUT, 'registrar-100p.pdf');
-  writeFileSync(f100, s100.pdf);
-  const r100 = peakRss(f100);
-  results.registrar_100p = { pages: s100.pages, ...r100 };
-  rows.push([`registrar ${s100.pages}p (${r100.transactions} transactions): peak RSS (target < 250 MB)`, `${r100.rss_mb.toFixed(0)} MB`]);
-
-  // 5. The service under load (autocannon on loopback): /v1/credits and a registrar parse.
-  const svc = await serviceLoad(f20);
-  results.service = svc;
-  rows.push(['service /v1/credits (target >= 3000 req/s, p99 < 50 ms)', `${svc.credits.rps.toFixed(0)} req/s, p99 ${svc.credits.p99} ms`]);
-  rows.push(['service registrar parse, 20 pages', `${svc.parse.rps.toFixed(2)} req/s, p99 ${svc.parse.p99} ms`]);
-  rows.push(['in-process parse, 20 pages, 2 workers', `${svc.inProcessRps.toFixed(2)} parses/s`]);
-  rows.push(['service / in-process parse throughput (target >= 0.80)', `${(svc.parse.rps / svc.inProcessRps).toFixed(2)}`]);
-
-  writeFileSync(path.join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-  const w = Math.max(...rows.map((r) => r[0].length));
-  process.stdout.write(
-    `${rows.map((r) => `${r[0].padEnd(w)}  ${r[1]}`).join('\n')}\n\nwrote ${path.relative(ROOT, path.join(OUT, 'results.json'))}\n`,
+  const t0 = performance.now();
+  mkdirSync(path.join(SCRATCH, 'config'), { recursive: true });
+  if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('no dist/: run `npm run build` first (npm run bench does)');
+  const peer = OPTS.only.has('cold') ? findPeer() : null;
+  say(`statements in ${path.relative(ROOT, statementsDir(ROOT, OUT))} (made once, then reused)`);
+  const one = await statementOf(ROOT, OUT, 1);
+  // Which engine each setting really runs: until the PDFium engine is in the build, both are pdf.js.
+  for (const e of ENGINES) ran[e] = probeCas(e, one.file);
+  results.engines = { requested: [...ENGINES], ran: { ...ran } };
+  const head = section(
+    `machine: ${os.cpus().length} cores, Node ${process.version}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
   );
+  for (const e of ENGINES)
+    head.push([
+      `CAS_PDF_ENGINE=${e}`,
+      `ran ${ran[e]}${ran[e] !== e ? ' (this build does not have that engine: its rows measure ' + ran[e] + ')' : ''}`,
+    ]);
+  if (peer && 'runner' in peer) {
+    results.peer = { dir: peer.dir, version: peer.version };
+    head.push(['reference parser', `casparser ${peer.version ?? '(version unknown)'} in ${peer.dir}`]);
+  } else {
+    results.peer = peer ? { error: peer.error } : NOT_MEASURED;
+    head.push(['reference parser', peer ? `not measured: ${peer.error}` : NOT_MEASURED]);
+  }
+  if (OPTS.only.has('help')) helpSection();
+  if (OPTS.only.has('cold')) await coldSection(peer);
+  if (OPTS.only.has('warm')) await warmSection();
+  if (OPTS.only.has('batch')) await batchSection();
+  if (OPTS.only.has('serve')) await serveSection();
+  results.seconds = (performance.now() - t0) / 1000;
+  mkdirSync(OUT, { recursive: true });
+  writeFileSync(path.join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  print();
+  say(`done in ${(results.seconds as number).toFixed(0)} s`);
 }
 
-main().catch((err) => {
-  process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`);
+main().catch((err: unknown) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });
