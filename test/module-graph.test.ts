@@ -2,8 +2,8 @@
  * The module graph of the built `cas`: which files a command loads. A small recorder (written to a
  * temp dir and passed with `node --import`) logs every ES module the loader resolves (a
  * `module.register` resolve hook) and, at exit, every CommonJS module in `require.cache`; the
- * tests assert that local commands never load the service (SQLite, Fastify, mail) and that help
- * loads neither pdf.js nor the parsers nor the handlers' dependencies.
+ * tests assert that local commands never load the service (SQLite, Fastify, mail), that `cas parse`
+ * loads only the PDF engine it uses, and that help loads no PDF engine, parsers or handlers' dependencies.
  */
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -87,6 +87,7 @@ const SERVICE: [string, (f: string) => boolean][] = [
 /** Never loaded by help: what the handlers need. */
 const HANDLERS: [string, (f: string) => boolean][] = [
   ['pdfjs-dist', pkg('pdfjs-dist')],
+  ['@embedpdf/pdfium', pkg('@embedpdf/pdfium')],
   ['dist/parsers/', under('dist/parsers')],
   ['dist/pdf/', under('dist/pdf')],
   ['dist/cli/commands/', under('dist/cli/commands')],
@@ -101,15 +102,21 @@ function offending(files: string[], rules: [string, (f: string) => boolean][]): 
 }
 
 describe('module graph of the built cas', () => {
-  it('cas parse loads pdf.js and the parsers, and nothing of the service', async () => {
-    const r = await loaded(['parse', fixture('registrar/cams-detailed-plain.pdf')]);
-    expect(r.exitCode).toBe(0);
-    expect(JSON.parse(r.stdout).meta.cas_type).toBe('REGISTRAR_A_REGISTRAR_B');
-    // The recorder sees what a parse needs (so the absences below mean something) ...
-    expect(r.files.some(pkg('pdfjs-dist'))).toBe(true);
-    expect(r.files.some(under('dist/parsers'))).toBe(true);
-    // ... and none of the service.
-    expect(offending(r.files, SERVICE)).toEqual([]);
+  it('cas parse loads its PDF engine (PDFium by default, pdf.js when asked) and the parsers, and nothing of the service', async () => {
+    for (const [engine, uses, not] of [
+      ['', '@embedpdf/pdfium', 'pdfjs-dist'],
+      ['pdfjs', 'pdfjs-dist', '@embedpdf/pdfium'],
+    ] as const) {
+      const r = await loaded(['parse', fixture('registrar/cams-detailed-plain.pdf')], engine ? { CAS_PDF_ENGINE: engine } : {});
+      expect(r.exitCode).toBe(0);
+      expect(JSON.parse(r.stdout).meta.cas_type).toBe('REGISTRAR_A_REGISTRAR_B');
+      // The recorder sees what a parse needs (so the absences below mean something) ...
+      expect(r.files.some(pkg(uses)), uses).toBe(true);
+      expect(r.files.some(under('dist/parsers'))).toBe(true);
+      // ... only the one engine, and none of the service.
+      expect(r.files.some(pkg(not)), not).toBe(false);
+      expect(offending(r.files, SERVICE)).toEqual([]);
+    }
   });
 
   it('cas --help and cas parse --help load no handler dependencies and nothing of the service', async () => {

@@ -115,7 +115,7 @@ describe('PDF text layer on every fixture', () => {
   });
 
   it('loading pdf.js leaves the native Array push and JSON functions in place (its core-js copies are slow)', async () => {
-    await openPdf(fixture('registrar/cams-detailed-plain.pdf'));
+    await openPdf(fixture('registrar/cams-detailed-plain.pdf'), { engine: 'pdfjs' });
     for (const f of [Array.prototype.push, JSON.parse, JSON.stringify])
       expect(Function.prototype.toString.call(f)).toMatch(/\[native code\]/);
     // The additions pdf.js needs on Node 20 stay.
@@ -123,7 +123,7 @@ describe('PDF text layer on every fixture', () => {
   });
 
   it('reads text without loading the native canvas addon; the DOMMatrix stand-in does 2-D affine maths', async () => {
-    await openPdf(fixture('registrar/cams-detailed-plain.pdf'));
+    await openPdf(fixture('registrar/cams-detailed-plain.pdf'), { engine: 'pdfjs' });
     const { createRequire } = await import('node:module');
     const req = createRequire(import.meta.url);
     expect(Object.keys(req.cache).filter((k) => k.includes('@napi-rs'))).toEqual([]);

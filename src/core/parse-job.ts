@@ -6,6 +6,7 @@
  */
 import { DocumentError } from '../errors.js';
 import { openPdf, readSource } from '../pdf/open.js';
+import type { EngineName } from '../pdf/engine.js';
 import type { PdfDocument } from '../pdf/model.js';
 import { detect, parseDocument, type Detection, type StatementKind } from '../parsers/index.js';
 import type { BrokerType, ParseWarning } from '../schema/index.js';
@@ -26,6 +27,8 @@ export interface ParseJob {
   detectOnly?: boolean;
   /** Limits of this job; unset ones come from the environment and defaults. */
   limits?: Partial<ParseLimits>;
+  /** The PDF text engine (unset: CAS_PDF_ENGINE, else pdfium). */
+  engine?: EngineName;
 }
 
 export type ParseSuccess = { ok: true; data: unknown; warnings: ParseWarning[]; detection: Detection };
@@ -50,12 +53,17 @@ const isPasswordError = (err: unknown): err is DocumentError =>
   err instanceof DocumentError && (err.code === 'PasswordRequired' || err.code === 'IncorrectPassword');
 
 /** Open with each candidate in turn; the last password error is reported with a hint. */
-export async function openWithPasswords(bytes: Uint8Array, plan: PasswordPlan, limits: Partial<ParseLimits> = {}): Promise<PdfDocument> {
+export async function openWithPasswords(
+  bytes: Uint8Array,
+  plan: PasswordPlan,
+  limits: Partial<ParseLimits> = {},
+  engine?: EngineName,
+): Promise<PdfDocument> {
   const l = parseLimits(limits);
   let last: unknown;
   for (const pw of passwordList(plan)) {
     try {
-      return await openPdf(bytes, { password: pw, maxBytes: l.maxBytes, maxPages: l.maxPages, timeoutMs: l.timeoutMs });
+      return await openPdf(bytes, { password: pw, maxBytes: l.maxBytes, maxPages: l.maxPages, timeoutMs: l.timeoutMs, engine });
     } catch (err) {
       if (!isPasswordError(err)) throw err;
       last = err;
@@ -77,7 +85,7 @@ export async function runParseJob(job: ParseJob): Promise<ParseOutcome> {
     const limits = parseLimits(job.limits);
     const bytes = job.bytes ?? (job.file !== undefined ? await readSource(job.file, limits.maxBytes) : undefined);
     if (!bytes) return { ok: false, ...jobError('UsageError', 'a parse job needs the PDF bytes or a file') };
-    const doc = await openWithPasswords(bytes, { explicit: job.password, candidates: job.candidates ?? [] }, limits);
+    const doc = await openWithPasswords(bytes, { explicit: job.password, candidates: job.candidates ?? [] }, limits, job.engine);
     if (job.detectOnly) return { ok: true, data: null, warnings: [], detection: detect(doc) };
     const r = parseDocument(doc, { type: job.type, broker: job.broker });
     return selfCheck({ ok: true, data: r.data, warnings: r.warnings, detection: r.detection });

@@ -10,6 +10,7 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { jobError } from './errors.js';
 import { defaultWorkers, parseLimits, type ParseLimits } from './limits.js';
+import { resolveEngine, type EngineName } from '../pdf/engine.js';
 import type { ParseJob, ParseOutcome } from './parse-job.js';
 import type { FromWorker } from './worker.js';
 
@@ -19,6 +20,8 @@ export interface PoolOptions {
   limits?: Partial<ParseLimits>;
   /** Start every worker now rather than on the first jobs (a server's first requests then wait less). */
   warm?: boolean;
+  /** The PDF text engine of this pool's jobs (default CAS_PDF_ENGINE, else pdfium; a job may name its own). */
+  engine?: EngineName;
 }
 
 export interface PoolStats {
@@ -61,6 +64,8 @@ export const cores = (): number => (typeof os.availableParallelism === 'function
 export class ParsePool {
   private workers: number;
   readonly limits: ParseLimits;
+  /** The engine each worker loads once and reuses for every document. */
+  readonly engine: EngineName;
   readonly stats: PoolStats = { jobs: 0, timeouts: 0, memoryStops: 0, crashes: 0, rejectionsCaught: 0 };
   private slots: Slot[] = [];
   private queue: Task[] = [];
@@ -74,6 +79,7 @@ export class ParsePool {
   constructor(opts: PoolOptions = {}) {
     this.workers = Math.max(1, Math.floor(opts.size ?? defaultWorkers(process.env, cores())));
     this.limits = parseLimits(opts.limits);
+    this.engine = resolveEngine(opts.engine);
     if (opts.warm) while (this.slots.length < this.size) this.spawn();
   }
 
@@ -93,7 +99,11 @@ export class ParsePool {
     return new Promise((resolve) => {
       if (this.closed) return resolve({ ok: false, ...jobError('Cancelled', 'the parser is shutting down') });
       this.stats.jobs++;
-      this.queue.push({ id: this.nextId++, job: { ...job, limits: { ...this.limits, ...job.limits } }, resolve });
+      this.queue.push({
+        id: this.nextId++,
+        job: { ...job, limits: { ...this.limits, ...job.limits }, engine: job.engine ?? this.engine },
+        resolve,
+      });
       this.pump();
     });
   }
@@ -122,7 +132,10 @@ export class ParsePool {
   }
 
   private spawn(): Slot {
-    const w = new Worker(new URL('./worker.js', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb } });
+    const w = new Worker(new URL('./worker.js', import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb },
+      workerData: { engine: this.engine },
+    });
     const slot: Slot = { w, mem: 0, beat: 0, dead: false };
     w.on('message', (m: FromWorker) => {
       if ('rejection' in m) {

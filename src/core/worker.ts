@@ -5,8 +5,9 @@
  * ends this worker, which the pool replaces. While a job runs, the worker reports its memory
  * (heap + array buffers) so that the pool can stop it at the limit.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { openPdf } from '../pdf/open.js';
+import type { EngineName } from '../pdf/engine.js';
 import { errorInfo } from './errors.js';
 import { runParseJob, type ParseJob, type ParseOutcome } from './parse-job.js';
 
@@ -25,8 +26,11 @@ process.on('uncaughtException', (err) => {
   process.exit(1);
 });
 
-// Load the PDF engine now, while the caller is still starting up (an empty document: it fails, the engine stays loaded).
-void openPdf(new TextEncoder().encode('%PDF-1.7\n')).catch(() => undefined);
+// Load the pool's PDF engine now, while the caller is still starting up (an empty document: it fails, the
+// engine stays loaded). The engine (for PDFium, the compiled WebAssembly instance) lives as long as this
+// worker and serves every document it is given.
+const engine = (workerData as { engine?: EngineName } | undefined)?.engine;
+void openPdf(new TextEncoder().encode('%PDF-1.7\n'), { engine }).catch(() => undefined);
 
 parentPort?.on('message', (msg: ToWorker) => {
   current = msg.id;

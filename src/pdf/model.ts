@@ -1,6 +1,6 @@
 /**
- * The document model the parsers see. It hides the text engine (pdf.js today) so a faster
- * engine can be swapped in without touching a parser.
+ * The document model the parsers see. It hides the text engine (PDFium-WASM by default, pdf.js as
+ * the second engine: engine.ts), so either gives the parsers the same lines, pieces and words.
  */
 
 /** One run of text with its horizontal extent; y is measured from the top of the page. */

@@ -1,0 +1,85 @@
+/**
+ * The text engines behind `openPdf` and what they hand back. Both read a PDF's text layer into the
+ * same raw text items (pdf.js's text runs: one per run of glyphs on a baseline, a space where the
+ * gap is a space's width), which `open.ts` turns into the document model with `buildLines`.
+ *
+ * - `pdfium` (the default): PDFium compiled to WebAssembly (`@embedpdf/pdfium`), one instance per
+ *   thread, loaded once and reused. Its per-character boxes are merged into runs by the rules
+ *   pdf.js uses (engine-pdfium.ts), so the parsers see the same pieces from either engine.
+ * - `pdfjs`: Mozilla's pdf.js (legacy build), the engine `cas` used first.
+ *
+ * The engine is chosen by `OpenOptions.engine`, else by CAS_PDF_ENGINE, else pdfium.
+ */
+import { DocumentError, UsageError } from '../errors.js';
+import type { DocumentMetadata } from './model.js';
+import type { RawItem } from './lines.js';
+
+export const ENGINES = ['pdfium', 'pdfjs'] as const;
+export type EngineName = (typeof ENGINES)[number];
+export const DEFAULT_ENGINE: EngineName = 'pdfium';
+
+/** The engine named by `name` (an option or a flag), else by CAS_PDF_ENGINE, else the default; anything else is a usage error. */
+export function resolveEngine(name?: string, env: NodeJS.ProcessEnv = process.env): EngineName {
+  const [value, from] = name !== undefined ? [name, 'the PDF engine'] : [env.CAS_PDF_ENGINE ?? '', 'CAS_PDF_ENGINE'];
+  if (value === '') return DEFAULT_ENGINE;
+  const v = value.trim().toLowerCase();
+  if ((ENGINES as readonly string[]).includes(v)) return v as EngineName;
+  throw new UsageError(`${from} must be one of ${ENGINES.join(', ')} (got '${value}')`);
+}
+
+/** The limits an engine checks while it reads (see OpenOptions). */
+export interface EngineLimits {
+  maxPages: number;
+  maxPageItems: number;
+  maxTextItems: number;
+  timeoutMs: number;
+}
+
+/** Receives each page as soon as an engine has read it: its shown size (rotation and crop box applied) and its text items in that space. */
+export type PageSink = (n: number, width: number, height: number, items: RawItem[]) => void;
+
+/** What `open.ts` asks of an engine: read the text layer of `data`, page by page into `sink`, and the metadata. */
+export interface TextEngine {
+  readonly name: EngineName;
+  extract(data: Uint8Array, password: string | undefined, limits: EngineLimits, deadline: number, sink: PageSink): Promise<DocumentMetadata>;
+  /** Raw text extraction with no model building (the benchmark baseline): the number of text items. */
+  raw(data: Uint8Array, password?: string): Promise<number>;
+}
+
+export function metaValue(v: unknown): string | null {
+  return typeof v === 'string' && v.trim() ? v.trim() : null;
+}
+
+/**
+ * A text item in the page as shown: its text matrix `t` (PDF user space) through the viewport
+ * transform `v`. Text matrices are in PDF user space; the viewport maps them to the page as shown
+ * (page /Rotate, a crop box not at the origin, y from the top). Orientation and positions are read
+ * in that shown space, so a landscape note stored as a rotated portrait page reads normally.
+ */
+export function shownItem(v: number[], t: number[], text: string, width: number, height: number): RawItem {
+  const [va, vb, vc, vd, ve, vf] = v;
+  const [ta, tb, tc, td, te, tf] = t;
+  const a = va * ta + vc * tb;
+  const b = vb * ta + vd * tb;
+  const c = va * tc + vc * td;
+  const d = vb * tc + vd * td;
+  const run = Math.hypot(a, b);
+  // Height perpendicular to the baseline: italic made by shearing the matrix (c != 0) is still
+  // horizontal text; only a turned baseline (b != 0, or drawn right to left) is rotated.
+  const size = (run ? Math.abs(a * d - b * c) / run : 0) || height || 10;
+  const rotated = !run || Math.abs(b) > 0.02 * run || a < 0;
+  return { text, x: va * te + vc * tf + ve, y: vb * te + vd * tf + vf, width, size, rotated };
+}
+
+/** The item caps: `onPage` items on page `n`, `total` in the document so far (TooLarge past either). */
+export function checkItemCount(n: number, onPage: number, total: number, limits: EngineLimits): void {
+  if (onPage > limits.maxPageItems)
+    throw new DocumentError('TooLarge', `page ${n} has more than ${limits.maxPageItems} text items; the limit is ${limits.maxPageItems}`);
+  if (total > limits.maxTextItems)
+    throw new DocumentError('TooLarge', `the PDF has more than ${limits.maxTextItems} text items; the limit is ${limits.maxTextItems}`);
+}
+
+/** The time budget (Timeout past the deadline). */
+export function checkDeadline(deadline: number, limits: EngineLimits): void {
+  if (Date.now() > deadline) throw new DocumentError('Timeout', `reading the PDF took longer than ${limits.timeoutMs} ms`);
+}
