@@ -7,21 +7,24 @@ _cas() {
   skip=""
   for word in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
     if [[ -n "$skip" ]]; then skip=""; continue; fi
-    case "$word" in -o|--output|--api-key|--api-key-file|--base-url|-t|--type|--broker|--names|-p|--password|--password-file|--format|--csv|-j|--jobs|--out-dir|--fy|--scheme-types|--fmv|--pan|--bo-id|--dob|--periods|--otp|--email|--from|--to|--name|--purpose|--redirect-url|--documents|--alias|--reference|--callback-url|--source|--meta|--status|--limit|--offset|--since|--download|--secret-file|--header|--body-file|--tolerance|--provider|--host|--port|--user|--expiry|--db|--data-dir|--sandbox-key|--allow-fetch-host|--fetch-provider|--mailback-provider|--upstream-url|--kyc-provider|--kyc-dir|--locker-url|--smtp-port|--inbound-domain|--public-url|--secret-key-file|--credits|--rate) skip=1 ;; -*) ;; *) if [[ -z "$path" ]]; then path="$word"; else path="$path $word"; fi ;; esac
+    case "$word" in -o|--output|--api-key|--api-key-file|--base-url|-t|--type|--broker|--names|-p|--password|--password-file|--engine|--format|--csv|-j|--jobs|--out-dir|--fy|--scheme-types|--fmv|--pan|--bo-id|--dob|--periods|--otp|--email|--from|--to|--name|--purpose|--redirect-url|--documents|--alias|--reference|--callback-url|--source|--meta|--status|--limit|--offset|--since|--download|--secret-file|--header|--body-file|--tolerance|--provider|--host|--port|--user|--expiry|--db|--data-dir|--sandbox-key|--allow-fetch-host|--fetch-provider|--mailback-provider|--upstream-url|--kyc-provider|--kyc-dir|--locker-url|--smtp-port|--inbound-domain|--public-url|--secret-key-file|--credits|--rate) skip=1 ;; -*) ;; *) if [[ -z "$path" ]]; then path="$word"; else path="$path $word"; fi ;; esac
   done
   values=""
   case "$path|$prev" in
     "parse|-t"|"parse|--type") values="registrar depository_a depository_b contract_note registrar_a registrar_b registrar_a_registrar_b cams kfintech kfin karvy cams_kfintech mf cdsl nsdl contract-note cn" ;;
     "parse|--broker") values="broker_a broker_b broker_c broker_d zerodha groww upstox icici icicidirect icici_direct" ;;
     "parse|--names") values="spec real" ;;
+    "parse|--engine") values="pdfium pdfjs" ;;
     "parse|--format") values="json table csv html" ;;
     "parse|--csv") values="holdings transactions" ;;
     "smart|-t"|"smart|--type") values="registrar depository_a depository_b contract_note registrar_a registrar_b registrar_a_registrar_b cams kfintech kfin karvy cams_kfintech mf cdsl nsdl contract-note cn" ;;
     "smart|--broker") values="broker_a broker_b broker_c broker_d zerodha groww upstox icici icicidirect icici_direct" ;;
     "smart|--names") values="spec real" ;;
+    "smart|--engine") values="pdfium pdfjs" ;;
     "smart|--format") values="json table csv html" ;;
     "smart|--csv") values="holdings transactions" ;;
     "gains|--format") values="json table csv" ;;
+    "gains|--engine") values="pdfium pdfjs" ;;
     "verify-regulator|--type") values="ria ra pms broker rta mf aif cra vcf fvci fpi kra invit reit" ;;
     "inbound create|--source") values="depository_a depository_b registrar_a registrar_b" ;;
     "inbound list|--status") values="active paused all" ;;
@@ -37,9 +40,9 @@ _cas() {
   if [[ -n "$values" ]]; then COMPREPLY=( $(compgen -W "$values" -- "$cur") ); return; fi
   case "$path" in
     "") opts="parse smart gains schema config fetch verify-otp mailback verify-regulator kyc locker inbound inbox credits usage token serve openapi completion -V --version --json --table -o --output --api-key --api-key-file --base-url --no-color --no-input -q --quiet --verbose" ;;
-    "parse") opts="-t --type --broker --names -p --password --password-file --format --csv --transactions -j --jobs --out-dir --debug-layout --redact" ;;
-    "smart") opts="-t --type --broker --names -p --password --password-file --format --csv --transactions -j --jobs --out-dir --debug-layout --redact --detect-only" ;;
-    "gains") opts="--fy --format --scheme-types --fmv -p --password --password-file" ;;
+    "parse") opts="-t --type --broker --names -p --password --password-file --engine --format --csv --transactions -j --jobs --out-dir --debug-layout --redact" ;;
+    "smart") opts="-t --type --broker --names -p --password --password-file --engine --format --csv --transactions -j --jobs --out-dir --debug-layout --redact --detect-only" ;;
+    "gains") opts="--fy --format --scheme-types --fmv -p --password --engine --password-file" ;;
     "schema") opts="" ;;
     "config") opts="get set unset list path" ;;
     "config get") opts="--reveal --effective" ;;

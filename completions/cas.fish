@@ -17,6 +17,7 @@ complete -c cas -n '__fish_seen_subcommand_from parse' -l broker -d 'contract-no
 complete -c cas -n '__fish_seen_subcommand_from parse' -l names -d 'names in the JSON: spec (SPEC.md\'s neutral names) or real (CDSL, NSDL, CAMS_KFINTECH, zerodha, ...)' -x -a 'spec real'
 complete -c cas -n '__fish_seen_subcommand_from parse' -s p -l password -d 'PDF password (prefer --password-file or CAS_PDF_PASSWORD)'
 complete -c cas -n '__fish_seen_subcommand_from parse' -l password-file -d 'read the PDF password from a file (- for stdin)'
+complete -c cas -n '__fish_seen_subcommand_from parse' -l engine -d 'PDF text engine: pdfium or pdfjs (default pdfium; env CAS_PDF_ENGINE); both give the same JSON' -x -a 'pdfium pdfjs'
 complete -c cas -n '__fish_seen_subcommand_from parse' -l format -d 'json (as --json), table (as --table), csv (as --csv holdings), or html: one self-contained page with charts and tables (-o report.html)' -x -a 'json table csv html'
 complete -c cas -n '__fish_seen_subcommand_from parse' -l csv -d 'write CSV instead of JSON' -x -a 'holdings transactions'
 complete -c cas -n '__fish_seen_subcommand_from parse' -l transactions -d 'include transactions in table output'
@@ -31,6 +32,7 @@ complete -c cas -n '__fish_seen_subcommand_from smart' -l broker -d 'contract-no
 complete -c cas -n '__fish_seen_subcommand_from smart' -l names -d 'names in the JSON: spec (SPEC.md\'s neutral names) or real (CDSL, NSDL, CAMS_KFINTECH, zerodha, ...)' -x -a 'spec real'
 complete -c cas -n '__fish_seen_subcommand_from smart' -s p -l password -d 'PDF password (prefer --password-file or CAS_PDF_PASSWORD)'
 complete -c cas -n '__fish_seen_subcommand_from smart' -l password-file -d 'read the PDF password from a file (- for stdin)'
+complete -c cas -n '__fish_seen_subcommand_from smart' -l engine -d 'PDF text engine: pdfium or pdfjs (default pdfium; env CAS_PDF_ENGINE); both give the same JSON' -x -a 'pdfium pdfjs'
 complete -c cas -n '__fish_seen_subcommand_from smart' -l format -d 'json (as --json), table (as --table), csv (as --csv holdings), or html: one self-contained page with charts and tables (-o report.html)' -x -a 'json table csv html'
 complete -c cas -n '__fish_seen_subcommand_from smart' -l csv -d 'write CSV instead of JSON' -x -a 'holdings transactions'
 complete -c cas -n '__fish_seen_subcommand_from smart' -l transactions -d 'include transactions in table output'
@@ -46,6 +48,7 @@ complete -c cas -n '__fish_seen_subcommand_from gains' -l format -d 'json, table
 complete -c cas -n '__fish_seen_subcommand_from gains' -l scheme-types -d 'CSV of ISIN,equity|debt|other for schemes the name does not settle'
 complete -c cas -n '__fish_seen_subcommand_from gains' -l fmv -d 'NAV history download holding the NAVs of 31 Jan 2018 (grandfathering)'
 complete -c cas -n '__fish_seen_subcommand_from gains' -s p -l password -d 'PDF password (prefer --password-file or CAS_PDF_PASSWORD)'
+complete -c cas -n '__fish_seen_subcommand_from gains' -l engine -d 'PDF text engine: pdfium or pdfjs (default pdfium; env CAS_PDF_ENGINE); both give the same JSON' -x -a 'pdfium pdfjs'
 complete -c cas -n '__fish_seen_subcommand_from gains' -l password-file -d 'read the PDF password from a file'
 complete -c cas -n '__fish_seen_subcommand_from gains' -F
 complete -c cas -n 'not __fish_seen_subcommand_from parse smart gains schema config fetch verify-otp mailback verify-regulator kyc locker inbound inbox credits usage token serve openapi completion' -a schema -d 'Print the JSON Schema (draft 2020-12) of a resource, or list resource names'

@@ -52,7 +52,9 @@ describe('choosing the engine', () => {
     expect(resolveEngine(undefined, { CAS_PDF_ENGINE: 'pdfjs' })).toBe('pdfjs');
     expect(resolveEngine(undefined, { CAS_PDF_ENGINE: ' PDFium ' })).toBe('pdfium');
     expect(resolveEngine('pdfium', { CAS_PDF_ENGINE: 'pdfjs' })).toBe('pdfium');
-    expect(() => resolveEngine(undefined, { CAS_PDF_ENGINE: 'mupdf' })).toThrow(/CAS_PDF_ENGINE must be one of pdfium, pdfjs \(got 'mupdf'\)/);
+    expect(() => resolveEngine(undefined, { CAS_PDF_ENGINE: 'mupdf' })).toThrow(
+      /CAS_PDF_ENGINE must be one of pdfium, pdfjs \(got 'mupdf'\)/,
+    );
     expect(() => resolveEngine('x', {})).toThrow(expect.objectContaining({ code: 'UsageError', exitCode: 2 }));
   });
 });
@@ -114,7 +116,11 @@ describe('errors are the same with both engines', () => {
       parts.push(Buffer.from(`${i + 1} 0 obj\n${o}\nendobj\n`));
     });
     offsets.push(size());
-    parts.push(Buffer.from(`5 0 obj\n<< /Filter /FlateDecode /Length ${content.length} >>\nstream\n`), content, Buffer.from('\nendstream\nendobj\n'));
+    parts.push(
+      Buffer.from(`5 0 obj\n<< /Filter /FlateDecode /Length ${content.length} >>\nstream\n`),
+      content,
+      Buffer.from('\nendstream\nendobj\n'),
+    );
     const xref = size();
     parts.push(Buffer.from(`xref\n0 6\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`));
     parts.push(Buffer.from(`trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`));
@@ -127,33 +133,36 @@ describe('errors are the same with both engines', () => {
 
 const qpdfMissing = spawnSync('qpdf', ['--version'], { stdio: 'ignore' }).status !== 0;
 
-describe.skipIf(qpdfMissing)(`every encryption opens with both engines${qpdfMissing ? ' (skipped: needs qpdf, apt-get install qpdf)' : ''}`, () => {
-  const dir = tmpDir('cas-engines-');
-  const plain = fixture('registrar/cams-detailed-plain.pdf');
-  const expected = expectedJson('expected/registrar-detailed.json');
-  const variants: [string, string[]][] = [
-    ['RC4 40-bit (R2)', ['40']],
-    ['RC4 128-bit (R3)', ['128', '--use-aes=n']],
-    ['AES-128 (R4)', ['128', '--use-aes=y']],
-    ['AES-256 (R6)', ['256']],
-  ];
-  it.each(variants)('%s', async (name, args) => {
-    const file = path.join(dir, `${name.replace(/\W+/g, '-')}.pdf`);
-    execFileSync('qpdf', ['--allow-weak-crypto', '--encrypt', 'ABCPM1234K', 'owner-pw', ...args, '--', plain, file]);
-    const [pdfium, pdfjs] = await Promise.all(ENGINES.map((e) => parsed(file, 'ABCPM1234K', e)));
-    expect(pdfium).toEqual(expected);
-    expect(pdfjs).toEqual(pdfium);
-    for (const pw of [undefined, 'WRONG0000X']) {
-      const [a, b] = await Promise.all(ENGINES.map((e) => outcome(file, pw, e)));
-      expect(a).toBe(pw === undefined ? 'PasswordRequired' : 'IncorrectPassword');
-      expect(b).toBe(a);
-    }
-  });
-  it('the AES-256 R5 fixture is one of the goldens above (qpdf writes R6 only)', () => {
-    expect(good.some((m) => m.path.includes('aes-256-r5'))).toBe(true);
-    expect(readFileSync(fixture('encrypted/cams-detailed-aes-256-r5.pdf')).length).toBeGreaterThan(0);
-  });
-});
+describe.skipIf(qpdfMissing)(
+  `every encryption opens with both engines${qpdfMissing ? ' (skipped: needs qpdf, apt-get install qpdf)' : ''}`,
+  () => {
+    const dir = tmpDir('cas-engines-');
+    const plain = fixture('registrar/cams-detailed-plain.pdf');
+    const expected = expectedJson('expected/registrar-detailed.json');
+    const variants: [string, string[]][] = [
+      ['RC4 40-bit (R2)', ['40']],
+      ['RC4 128-bit (R3)', ['128', '--use-aes=n']],
+      ['AES-128 (R4)', ['128', '--use-aes=y']],
+      ['AES-256 (R6)', ['256']],
+    ];
+    it.each(variants)('%s', async (name, args) => {
+      const file = path.join(dir, `${name.replace(/\W+/g, '-')}.pdf`);
+      execFileSync('qpdf', ['--allow-weak-crypto', '--encrypt', 'ABCPM1234K', 'owner-pw', ...args, '--', plain, file]);
+      const [pdfium, pdfjs] = await Promise.all(ENGINES.map((e) => parsed(file, 'ABCPM1234K', e)));
+      expect(pdfium).toEqual(expected);
+      expect(pdfjs).toEqual(pdfium);
+      for (const pw of [undefined, 'WRONG0000X']) {
+        const [a, b] = await Promise.all(ENGINES.map((e) => outcome(file, pw, e)));
+        expect(a).toBe(pw === undefined ? 'PasswordRequired' : 'IncorrectPassword');
+        expect(b).toBe(a);
+      }
+    });
+    it('the AES-256 R5 fixture is one of the goldens above (qpdf writes R6 only)', () => {
+      expect(good.some((m) => m.path.includes('aes-256-r5'))).toBe(true);
+      expect(readFileSync(fixture('encrypted/cams-detailed-aes-256-r5.pdf')).length).toBeGreaterThan(0);
+    });
+  },
+);
 
 describe('CAS_PDF_ENGINE through the built cas parse', () => {
   it('pdfium and pdfjs print the same stdout; an unknown engine exits 2 naming the choices', async () => {
@@ -167,6 +176,24 @@ describe('CAS_PDF_ENGINE through the built cas parse', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/CAS_PDF_ENGINE must be one of pdfium, pdfjs \(got 'bogus'\)/);
+  });
+
+  it('--engine (parse, gains, --debug-layout) picks the engine over CAS_PDF_ENGINE; a bad value exits 2', async () => {
+    const args = ['parse', fixture('registrar/cams-detailed.pdf'), '--password', 'Secret@123'];
+    const want = JSON.stringify(expectedJson('expected/registrar-detailed.json'));
+    for (const e of ENGINES) {
+      // Flag > env: an environment naming no engine at all does not matter when the flag names one.
+      const r = await cas([...args, '--engine', e], { env: { CAS_PDF_ENGINE: 'bogus' } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.stringify(JSON.parse(r.stdout))).toBe(want);
+      const g = await cas(['gains', fixture('registrar/cams-detailed.pdf'), '--password', 'Secret@123', '--engine', e, '--json']);
+      expect(g.exitCode, g.stderr).toBe(0);
+    }
+    const layouts = await Promise.all(ENGINES.map((e) => cas([...args, '--debug-layout', '--engine', e])));
+    for (const l of layouts) expect(l.stdout).toMatch(/^# .*cams-detailed\.pdf: \d+ page/m);
+    const bad = await cas([...args, '--engine', 'mupdf']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/'--engine <engine>' argument 'mupdf' is invalid\. Allowed choices are pdfium, pdfjs/);
   });
 
   it('a wrong password reads the same from both engines', async () => {

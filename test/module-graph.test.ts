@@ -116,6 +116,8 @@ describe('module graph of the built cas', () => {
       // ... only the one engine, and none of the service.
       expect(r.files.some(pkg(not)), not).toBe(false);
       expect(offending(r.files, SERVICE)).toEqual([]);
+      // The HTML report's renderer loads only with --format html.
+      expect(r.files).not.toContain(path.join(ROOT, 'dist/cli/render-html.js'));
     }
   });
 

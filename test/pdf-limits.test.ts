@@ -254,7 +254,7 @@ describe('what only an outside limit can stop', () => {
     );
     const worker = new Worker(
       `const { parentPort, workerData } = require('node:worker_threads');
-import(workerData.open).then(({ openPdf }) => openPdf(workerData.file, { timeoutMs: 1000 })).then(() => parentPort.postMessage('answered'), (e) => parentPort.postMessage('error ' + e.code));`,
+import(workerData.open).then(({ openPdf }) => openPdf(workerData.file, { timeoutMs: 1000, engine: 'pdfjs' })).then(() => parentPort.postMessage('answered'), (e) => parentPort.postMessage('error ' + e.code));`,
       { eval: true, workerData: { open: pathToFileURL(path.join(ROOT, 'dist/pdf/open.js')).href, file } },
     );
     const t = performance.now();

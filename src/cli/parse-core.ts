@@ -8,14 +8,15 @@ import path from 'node:path';
 import { errorInfo, PASSWORD_HINT, type JobError } from '../core/errors.js';
 import { cores, ParsePool } from '../core/pool.js';
 import type { ParseJob, ParseOutcome, PasswordPlan } from '../core/parse-job.js';
+import type { EngineName } from '../pdf/engine.js';
 import type { PdfDocument } from '../pdf/model.js';
 import type { AnyResult, Detection, ParseOptions } from '../parsers/index.js';
 
 export { errorInfo, PASSWORD_HINT, type PasswordPlan };
 
 /** Open a PDF in this thread with the password candidates (for --debug-layout, which needs the document model). */
-export async function openWithPasswords(bytes: Uint8Array, plan: PasswordPlan): Promise<PdfDocument> {
-  return (await import('../core/parse-job.js')).openWithPasswords(bytes, plan);
+export async function openWithPasswords(bytes: Uint8Array, plan: PasswordPlan, engine?: EngineName): Promise<PdfDocument> {
+  return (await import('../core/parse-job.js')).openWithPasswords(bytes, plan, {}, engine);
 }
 
 /** One file's outcome as the commands render it (the core outcome, with the file name). */
@@ -27,7 +28,8 @@ export interface FileOutcome {
   error?: JobError;
 }
 
-type Opts = ParseOptions & { detectOnly?: boolean };
+/** What a command asks of each job: the format and broker, detection only, and the PDF engine (`--engine`). */
+export type Opts = ParseOptions & { detectOnly?: boolean; engine?: EngineName };
 
 let shared: ParsePool | undefined;
 
@@ -43,8 +45,9 @@ function warmUp(): void {
 warmUp();
 
 /** The process's pool, grown when more workers are asked for. Idle workers do not keep the process alive. */
-function pool(size: number): ParsePool {
-  if (!shared) shared = new ParsePool({ size });
+function pool(size: number, engine?: EngineName): ParsePool {
+  // With --engine the environment's CAS_PDF_ENGINE is not read (flag > env); each job names its engine.
+  if (!shared) shared = new ParsePool({ size, engine });
   else shared.grow(size);
   return shared;
 }
@@ -57,6 +60,7 @@ function job(file: string, plan: PasswordPlan, opts: Opts, stdinBytes?: Uint8Arr
     type: opts.type,
     broker: opts.broker,
     detectOnly: opts.detectOnly,
+    engine: opts.engine,
   };
 }
 
@@ -98,7 +102,7 @@ export async function expandInputs(inputs: string[]): Promise<string[]> {
 /** Parse one file (or stdin's bytes) on a worker, within the limits. */
 export async function parseOne(file: string, plan: PasswordPlan, opts: Opts, stdinBytes?: Uint8Array): Promise<FileOutcome> {
   try {
-    return fileOutcome(file, await pool(1).run(job(file, plan, opts, stdinBytes)));
+    return fileOutcome(file, await pool(1, opts.engine).run(job(file, plan, opts, stdinBytes)));
   } catch (err) {
     return { file, ok: false, error: errorInfo(err) };
   }
@@ -114,7 +118,7 @@ export async function parseMany(
 ): Promise<FileOutcome[]> {
   let p: ParsePool;
   try {
-    p = pool(Math.max(1, Math.min(jobs, files.length)));
+    p = pool(Math.max(1, Math.min(jobs, files.length)), opts.engine);
   } catch (err) {
     return files.map((file) => ({ file, ok: false, error: errorInfo(err) }));
   }

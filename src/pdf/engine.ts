@@ -14,9 +14,9 @@ import { DocumentError, UsageError } from '../errors.js';
 import type { DocumentMetadata } from './model.js';
 import type { RawItem } from './lines.js';
 
-export const ENGINES = ['pdfium', 'pdfjs'] as const;
-export type EngineName = (typeof ENGINES)[number];
-export const DEFAULT_ENGINE: EngineName = 'pdfium';
+import { DEFAULT_ENGINE, ENGINES, type EngineName } from '../shared/pdf-engines.js';
+
+export { DEFAULT_ENGINE, ENGINES, type EngineName };
 
 /** The engine named by `name` (an option or a flag), else by CAS_PDF_ENGINE, else the default; anything else is a usage error. */
 export function resolveEngine(name?: string, env: NodeJS.ProcessEnv = process.env): EngineName {

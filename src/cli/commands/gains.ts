@@ -44,7 +44,7 @@ export const run: Handler<CommandInput<typeof gainsSpec>> = async (ctx, flags) =
   let failed = 0;
   let exitCode = 0;
   for (const f of files) {
-    const o = await parseOne(f, plan, {});
+    const o = await parseOne(f, plan, { engine: flags.engine });
     if (!o.ok || !o.result) {
       failed++;
       exitCode = outcomeExitCode(o.error);

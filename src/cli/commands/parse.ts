@@ -4,6 +4,7 @@ import path from 'node:path';
 import chalk from 'chalk';
 import { outcomeExitCode, UsageError } from '../../errors.js';
 import type { ParseOptions } from '../../parsers/index.js';
+import type { EngineName } from '../../pdf/engine.js';
 import type { ContractNote, ParsedStatement } from '../../schema/index.js';
 import type { CommandInput, Handler, Result } from '../command.js';
 import { passwordPlan } from '../passwords.js';
@@ -76,7 +77,7 @@ function outputFormat(ctx: Context, flags: ParseFlags): OutputFormat {
 
 export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 'smart'): Promise<Result> {
   const inputs = flags.files;
-  const opts = { ...parseOpts(flags), detectOnly: Boolean(flags.detectOnly) };
+  const opts = { ...parseOpts(flags), detectOnly: Boolean(flags.detectOnly), engine: flags.engine };
   const format = outputFormat(ctx, flags);
   const special = format === 'csv' ? '--csv' : format === 'html' ? '--format html' : undefined;
   if (special && flags.detectOnly) throw new UsageError(`${special} and --detect-only cannot be combined`);
@@ -91,7 +92,7 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
   const stdinBytes = files.includes('-') ? new Uint8Array(await readStdin()) : undefined;
   const plan = await passwordPlan(ctx, flags, { pans: flags.pans, stdinUsedForPdf: Boolean(stdinBytes) });
   if (flags.redact && !flags.debugLayout) throw new UsageError('--redact applies to --debug-layout');
-  if (flags.debugLayout) return { text: await debugLayout(ctx, files, plan, Boolean(flags.redact), stdinBytes) };
+  if (flags.debugLayout) return { text: await debugLayout(ctx, files, plan, Boolean(flags.redact), stdinBytes, flags.engine) };
   const jobs = flags.jobs ? Number(flags.jobs) : defaultJobs();
   if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError('--jobs takes a whole number of 1 or more');
 
@@ -190,12 +191,19 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
 }
 
 /** `--debug-layout`: the text lines with positions (JSON with --json or off a terminal as JSON lines, else text). */
-async function debugLayout(ctx: Context, files: string[], plan: PasswordPlan, redact: boolean, stdinBytes?: Uint8Array): Promise<string> {
+async function debugLayout(
+  ctx: Context,
+  files: string[],
+  plan: PasswordPlan,
+  redact: boolean,
+  stdinBytes?: Uint8Array,
+  engine?: EngineName,
+): Promise<string> {
   const { layoutDump, layoutText } = await import('../../pdf/debug.js');
   const parts: string[] = [];
   for (const f of files) {
     const bytes = f === '-' && stdinBytes ? stdinBytes : await readSource(f);
-    const dump = layoutDump(await openWithPasswords(bytes, plan), f === '-' ? 'stdin' : f, redact);
+    const dump = layoutDump(await openWithPasswords(bytes, plan, engine), f === '-' ? 'stdin' : f, redact);
     parts.push(ctx.opts.json ? toJson(dump, files.length === 1) : layoutText(dump));
   }
   return parts.join('');

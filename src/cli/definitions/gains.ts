@@ -1,6 +1,6 @@
 /** `cas gains`: the definition. */
 import { defineSpec } from '../command.js';
-import { PASSWORD_OPTIONS } from './parse.js';
+import { ENGINE_OPTION, PASSWORD_OPTIONS } from './parse.js';
 
 export const gainsSpec = defineSpec({
   name: 'gains',
@@ -21,6 +21,7 @@ export const gainsSpec = defineSpec({
     { flags: '--scheme-types <file>', description: 'CSV of ISIN,equity|debt|other for schemes the name does not settle' },
     { flags: '--fmv <file>', description: 'NAV history download holding the NAVs of 31 Jan 2018 (grandfathering)' },
     PASSWORD_OPTIONS[0],
+    ...ENGINE_OPTION,
     { flags: '--password-file <file>', description: 'read the PDF password from a file' },
   ],
 });

@@ -1,6 +1,7 @@
 /** `cas parse` and `cas smart`: the definitions. `--type` and `--broker` read the format registry. */
 import { UsageError } from '../../errors.js';
 import { BROKERS, FORMATS, resolveBroker, resolveFormat } from '../../formats/index.js';
+import { ENGINES } from '../../shared/pdf-engines.js';
 import { defineOptions, defineSpec } from '../command.js';
 
 const unique = (list: readonly string[]): string[] => [...new Set(list)];
@@ -30,6 +31,16 @@ export const PASSWORD_OPTIONS = defineOptions([
 ]);
 
 export const NAMES_CHOICES = ['spec', 'real'] as const;
+
+/** `--engine`: the PDF text engine of every command that opens statements (flag > CAS_PDF_ENGINE > pdfium). */
+export const ENGINE_OPTION = defineOptions([
+  {
+    flags: '--engine <engine>',
+    description: `PDF text engine: ${ENGINES.join(' or ')} (default pdfium; env CAS_PDF_ENGINE); both give the same JSON`,
+    choices: ENGINES,
+    strict: true,
+  },
+]);
 /** `--format`: the output formats of `cas parse` (json, table and csv are also `--json`, `--table` and `--csv`). */
 export const FORMAT_CHOICES = ['json', 'table', 'csv', 'html'] as const;
 
@@ -54,6 +65,7 @@ const PARSE_OPTIONS = defineOptions([
     default: 'spec',
   },
   ...PASSWORD_OPTIONS,
+  ...ENGINE_OPTION,
   {
     flags: '--format <format>',
     description:
