@@ -342,8 +342,7 @@ function pageRuns(
       const inkBox = horizontal && Math.abs(Math.min(bl, br) - ox) > 0.01;
       if (generated) adv = (next.x - ox) * scaleX;
       else if (step && (next?.space || inkBox || Math.abs(step - adv) < 0.025 * em)) adv = step;
-      else if (horizontal && next && !next.generated && step !== undefined && step < 1e-3)
-        adv = ligatureEnd(m, tp, c, i, obj, s) - ox;
+      else if (horizontal && next && !next.generated && step !== undefined && step < 1e-3) adv = ligatureEnd(m, tp, c, i, obj, s) - ox;
     }
     const trm = [size * ma, size * mb, size * mc, size * md, ox, oy];
     // A ligature (one glyph, several characters: 'ﬁ' as 'f', 'i') comes as characters at one origin;
@@ -486,7 +485,14 @@ interface Chars {
 
 function readChars(m: PdfiumModule, tp: number, s: Scratch): Chars {
   const n = Math.max(0, m._FPDFText_CountChars(tp));
-  const c: Chars = { n, gen: new Uint8Array(n), uni: new Uint32Array(n), obj: new Float64Array(n), x: new Float64Array(n), y: new Float64Array(n) };
+  const c: Chars = {
+    n,
+    gen: new Uint8Array(n),
+    uni: new Uint32Array(n),
+    obj: new Float64Array(n),
+    x: new Float64Array(n),
+    y: new Float64Array(n),
+  };
   for (let i = 0; i < n; i++) {
     c.gen[i] = m._FPDFText_IsGenerated(tp, i) === 1 ? 1 : 0;
     let cp = m._FPDFText_GetUnicode(tp, i);
@@ -536,7 +542,8 @@ function documentError(code: number, hadPassword: boolean): DocumentError {
         );
   }
   if (code === ERR_SECURITY) return new DocumentError('DamagedPdf', 'the PDF is damaged and cannot be read (unsupported security handler)');
-  if (code === ERR_FORMAT) return new DocumentError('DamagedPdf', 'the PDF is damaged and cannot be read (FormatError: not a readable PDF structure)');
+  if (code === ERR_FORMAT)
+    return new DocumentError('DamagedPdf', 'the PDF is damaged and cannot be read (FormatError: not a readable PDF structure)');
   return new DocumentError('DamagedPdf', `the PDF is damaged and cannot be read (PDFium error ${code})`);
 }
 
@@ -566,7 +573,11 @@ function metadata(m: PdfiumModule, doc: number, s: Scratch): DocumentMetadata {
 }
 
 /** Open `data` and run `fn` on the document handle; the document and its memory are always released. */
-async function withDocument<T>(data: Uint8Array, password: string | undefined, fn: (m: PdfiumModule, doc: number, s: Scratch) => T): Promise<T> {
+async function withDocument<T>(
+  data: Uint8Array,
+  password: string | undefined,
+  fn: (m: PdfiumModule, doc: number, s: Scratch) => T,
+): Promise<T> {
   const m = await pdfiumModule();
   const buf = m._malloc(Math.max(1, data.length));
   m.HEAPU8.set(data, buf);

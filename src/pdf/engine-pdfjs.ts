@@ -158,7 +158,9 @@ export const pdfjsEngine: TextEngine = {
         const text = await pageItems(page, n, limits, deadline, itemCount);
         itemCount += text.length;
         const v = vp.transform as number[];
-        const items = text.filter((it) => typeof it.str === 'string' && it.str).map((it) => shownItem(v, it.transform, it.str!, it.width, it.height));
+        const items = text
+          .filter((it) => typeof it.str === 'string' && it.str)
+          .map((it) => shownItem(v, it.transform, it.str!, it.width, it.height));
         sink(n, vp.width, vp.height, items);
         page.cleanup();
       }
@@ -182,7 +184,14 @@ export const pdfjsEngine: TextEngine = {
 
   async raw(data, password) {
     const lib = await pdfjs();
-    const task = lib.getDocument({ data: data.slice(), password, isEvalSupported: false, standardFontDataUrl, disableFontFace: true, verbosity: 0 });
+    const task = lib.getDocument({
+      data: data.slice(),
+      password,
+      isEvalSupported: false,
+      standardFontDataUrl,
+      disableFontFace: true,
+      verbosity: 0,
+    });
     const doc = await task.promise;
     let n = 0;
     for (let i = 1; i <= doc.numPages; i++) {

@@ -41,7 +41,13 @@ export type PageSink = (n: number, width: number, height: number, items: RawItem
 /** What `open.ts` asks of an engine: read the text layer of `data`, page by page into `sink`, and the metadata. */
 export interface TextEngine {
   readonly name: EngineName;
-  extract(data: Uint8Array, password: string | undefined, limits: EngineLimits, deadline: number, sink: PageSink): Promise<DocumentMetadata>;
+  extract(
+    data: Uint8Array,
+    password: string | undefined,
+    limits: EngineLimits,
+    deadline: number,
+    sink: PageSink,
+  ): Promise<DocumentMetadata>;
   /** Raw text extraction with no model building (the benchmark baseline): the number of text items. */
   raw(data: Uint8Array, password?: string): Promise<number>;
 }
