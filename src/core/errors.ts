@@ -16,7 +16,7 @@ export interface JobError {
 }
 
 /** How a CLI user gives a password (in the CLI's password messages). */
-export const PASSWORD_HINT = 'give it with --password-file FILE, CAS_PDF_PASSWORD, --password, or `cas config set pan ABCDE1234F`';
+export const PASSWORD_HINT = 'give it with --password-file FILE, CAS_PDF_PASSWORD, --password, or `cas config set pan <PAN>`';
 
 interface Entry {
   exitCode: number;

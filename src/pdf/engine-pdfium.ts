@@ -584,15 +584,28 @@ async function withDocument<T>(
   const pw = password !== undefined ? cString(m, password) : 0;
   const s = new Scratch(m);
   let doc = 0;
+  let trapped = false;
   try {
     doc = m._FPDF_LoadMemDocument(buf, data.length, pw);
     if (!doc) throw documentError(m._FPDF_GetLastError(), password !== undefined && password !== '');
     return fn(m, doc, s);
+  } catch (err) {
+    // PDFium aborted inside WebAssembly (a trap such as `unreachable` on a damaged file): this
+    // instance's state can no longer be trusted, so it is dropped (the next document gets a new
+    // one) and nothing more is called on it; the caller gets a typed error, never a crash.
+    if (err instanceof WebAssembly.RuntimeError) {
+      trapped = true;
+      if (modulePromise && (await modulePromise.catch(() => undefined)) === m) modulePromise = undefined;
+      throw new DocumentError('DamagedPdf', 'the PDF is damaged and cannot be read (the PDF engine stopped on it)');
+    }
+    throw err;
   } finally {
-    if (doc) m._FPDF_CloseDocument(doc);
-    s.free();
-    if (pw) m._free(pw);
-    m._free(buf);
+    if (!trapped) {
+      if (doc) m._FPDF_CloseDocument(doc);
+      s.free();
+      if (pw) m._free(pw);
+      m._free(buf);
+    }
   }
 }
 

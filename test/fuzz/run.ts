@@ -54,7 +54,7 @@ interface Source {
   anatomy: Anatomy;
 }
 
-function sources(): Source[] {
+export function sources(): Source[] {
   const manifest = JSON.parse(readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as { path: string; password: string | null }[];
   const pw = new Map(manifest.map((m) => [m.path, m.password ?? undefined]));
   const sbx = JSON.parse(readFileSync(path.join(FIXTURES, 'sandbox/manifest.json'), 'utf8')) as {
@@ -70,7 +70,7 @@ function sources(): Source[] {
   });
 }
 
-function* mutants(src: Source[], n: number, seed: number): Generator<{ i: number; src: Source; kind: MutationKind; pdf: Buffer }> {
+export function* mutants(src: Source[], n: number, seed: number): Generator<{ i: number; src: Source; kind: MutationKind; pdf: Buffer }> {
   for (let i = 0; i < n; i++) {
     const r = rng(seed * 1_000_003 + i);
     const s = src[i % src.length];
