@@ -114,17 +114,17 @@ async function pageItems(page: any, n: number, limits: EngineLimits, deadline: n
   }
 }
 
+/** The options every pdf.js document is opened with: a copy of the bytes (pdf.js detaches the buffer it is given), no eval, no font faces. */
+function baseOptions(data: Uint8Array, password: string | undefined) {
+  return { data: data.slice(), password, isEvalSupported: false, standardFontDataUrl, disableFontFace: true, verbosity: 0 };
+}
+
 export const pdfjsEngine: TextEngine = {
   name: 'pdfjs',
   async extract(data, password, limits, deadline, sink) {
     const lib = await pdfjs();
     const task = lib.getDocument({
-      // pdf.js takes over (detaches) the buffer it is given.
-      data: data.slice(),
-      password,
-      isEvalSupported: false,
-      standardFontDataUrl,
-      disableFontFace: true,
+      ...baseOptions(data, password),
       useSystemFonts: false,
       stopAtErrors: false,
       // Text only: no canvas, no image decoding, no images kept in operator lists.
@@ -132,7 +132,6 @@ export const pdfjsEngine: TextEngine = {
       isImageDecoderSupported: false,
       maxImageSize: 0,
       enableXfa: false,
-      verbosity: 0,
     });
     // pdf.js's own promise for the document is awaited below; this catch only keeps a rejection
     // that arrives after the budget has already answered from being unhandled.
@@ -184,14 +183,7 @@ export const pdfjsEngine: TextEngine = {
 
   async raw(data, password) {
     const lib = await pdfjs();
-    const task = lib.getDocument({
-      data: data.slice(),
-      password,
-      isEvalSupported: false,
-      standardFontDataUrl,
-      disableFontFace: true,
-      verbosity: 0,
-    });
+    const task = lib.getDocument(baseOptions(data, password));
     const doc = await task.promise;
     let n = 0;
     for (let i = 1; i <= doc.numPages; i++) {
