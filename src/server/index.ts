@@ -168,30 +168,27 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
   const files = new FileStore(db, config.dataDir);
   const ctx: App = { db, pool, config, files, providers: makeProviders(config.providers) };
   const app = await buildApp(ctx);
-  try {
-    await app.listen({ host: config.host, port: config.port });
-  } catch (err) {
+  // A port that cannot be taken: release what was opened, then one line for the operator.
+  const giveUp = async (err: unknown, port: number, flag: string): Promise<never> => {
     clearInterval(pruner);
     await app.close().catch(() => undefined);
     await pool.close();
     db.close();
-    throw listenError(err, config.host, config.port, '--port');
+    throw listenError(err, config.host, port, flag);
+  };
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    await giveUp(err, config.port, '--port');
   }
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   // Links are made on the configured public URL, else on this address (never on a request's Host).
   ctx.listenUrl = url;
-  let inbound: Awaited<ReturnType<typeof startInbound>>;
-  try {
-    inbound = await startInbound(ctx, { smtpPort: config.mail.smtpPort, smtpHost: config.host, log });
-  } catch (err) {
-    clearInterval(pruner);
-    await app.close().catch(() => undefined);
-    await pool.close();
-    db.close();
-    throw listenError(err, config.host, config.mail.smtpPort ?? 0, '--smtp-port');
-  }
+  const inbound = await startInbound(ctx, { smtpPort: config.mail.smtpPort, smtpHost: config.host, log }).catch((err: unknown) =>
+    giveUp(err, config.mail.smtpPort ?? 0, '--smtp-port'),
+  );
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
