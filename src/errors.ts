@@ -67,6 +67,7 @@ export type DocumentErrorCode =
   | 'NoTextLayer'
   | 'TooLarge'
   | 'Timeout'
+  | 'ResourceLimit'
   | 'UnsupportedDocument'
   | 'TypeMismatch'
   | 'ParseFailed';

@@ -245,3 +245,24 @@ describe('PDFium traps on damaged files', () => {
     }
   });
 });
+
+describe("PDFium's WebAssembly heap has the worker's memory limit", () => {
+  it('a FlateDecode bomb (1 MB inflating to 1 GiB) stops at the cap with ResourceLimit; the next document parses', async () => {
+    const { capPdfiumHeap } = await import('../src/pdf/engine-pdfium.js');
+    const { flateBomb } = await import('./fuzz/hostile.js');
+    const bomb = new Uint8Array(await flateBomb());
+    capPdfiumHeap(128 * 1024 * 1024);
+    try {
+      const err = await openPdf(bomb, { engine: 'pdfium' }).then(
+        () => null,
+        (e: unknown) => e as { code?: string; message?: string },
+      );
+      expect(err?.code, String(err?.message)).toBe('ResourceLimit');
+      expect(err?.message).toMatch(/more memory than the limit of 128 MB/);
+    } finally {
+      capPdfiumHeap(Infinity);
+    }
+    const doc = await openPdf(new Uint8Array(readFileSync(fixture('registrar/cams-detailed-plain.pdf'))), { engine: 'pdfium' });
+    expect(doc.pages.length).toBeGreaterThan(0);
+  }, 60_000);
+});

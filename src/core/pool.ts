@@ -134,7 +134,7 @@ export class ParsePool {
   private spawn(): Slot {
     const w = new Worker(new URL('./worker.js', import.meta.url), {
       resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb },
-      workerData: { engine: this.engine },
+      workerData: { engine: this.engine, memoryMb: this.limits.memoryMb },
     });
     const slot: Slot = { w, mem: 0, beat: 0, dead: false };
     w.on('message', (m: FromWorker) => {

@@ -8,6 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openPdf } from '../pdf/open.js';
 import type { EngineName } from '../pdf/engine.js';
+import { capPdfiumHeap } from '../pdf/engine-pdfium.js';
 import { errorInfo } from './errors.js';
 import { runParseJob, type ParseJob, type ParseOutcome } from './parse-job.js';
 
@@ -29,7 +30,9 @@ process.on('uncaughtException', (err) => {
 // Load the pool's PDF engine now, while the caller is still starting up (an empty document: it fails, the
 // engine stays loaded). The engine (for PDFium, the compiled WebAssembly instance) lives as long as this
 // worker and serves every document it is given.
-const engine = (workerData as { engine?: EngineName } | undefined)?.engine;
+const { engine, memoryMb } = (workerData ?? {}) as { engine?: EngineName; memoryMb?: number };
+// PDFium's WebAssembly heap is outside the worker's JS heap limit: it gets the same limit.
+if (memoryMb) capPdfiumHeap(memoryMb * 1024 * 1024);
 void openPdf(new TextEncoder().encode('%PDF-1.7\n'), { engine }).catch(() => undefined);
 
 parentPort?.on('message', (msg: ToWorker) => {

@@ -36,6 +36,18 @@ const require = createRequire(import.meta.url);
 let modulePromise: Promise<PdfiumModule> | undefined;
 let compiled: Promise<WebAssembly.Module> | undefined;
 
+/**
+ * PDFium's heap is WebAssembly memory, outside the JS heap limits of a worker: a FlateDecode bomb
+ * would grow it to gigabytes inside one synchronous call. Growth past this cap is refused (PDFium's
+ * allocation fails; the document fails with ResourceLimit). The parse workers set it to their memory
+ * limit (CAS_PARSE_MAX_MEMORY_MB).
+ */
+let heapCap = Infinity;
+let heapCapHit = false;
+export function capPdfiumHeap(bytes: number): void {
+  heapCap = bytes;
+}
+
 /** The .wasm, read and compiled once per thread. */
 function compiledWasm(): Promise<WebAssembly.Module> {
   compiled ??= WebAssembly.compile(readFileSync(require.resolve('@embedpdf/pdfium/pdfium.wasm')));
@@ -49,7 +61,19 @@ async function loadModule(): Promise<PdfiumModule> {
   const failed = new Promise<never>((_, reject) => (fail = reject));
   const wrapped = await Promise.race([
     init({
+      // PDFium's own messages (an abort's "Aborted(...)") become typed errors, not lines on stderr.
+      print: () => undefined,
+      printErr: () => undefined,
       instantiateWasm: (imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => {
+        const env = imports.env as Record<string, unknown>;
+        const grow = env.emscripten_resize_heap as (size: number) => number;
+        env.emscripten_resize_heap = (size: number): number => {
+          if (size >>> 0 > heapCap) {
+            heapCapHit = true;
+            return 0;
+          }
+          return grow(size);
+        };
         WebAssembly.instantiate(wasm, imports).then((instance) => done(instance, wasm), fail);
         return {};
       },
@@ -585,6 +609,7 @@ async function withDocument<T>(
   const s = new Scratch(m);
   let doc = 0;
   let trapped = false;
+  heapCapHit = false;
   try {
     doc = m._FPDF_LoadMemDocument(buf, data.length, pw);
     if (!doc) throw documentError(m._FPDF_GetLastError(), password !== undefined && password !== '');
@@ -596,6 +621,11 @@ async function withDocument<T>(
     if (err instanceof WebAssembly.RuntimeError) {
       trapped = true;
       if (modulePromise && (await modulePromise.catch(() => undefined)) === m) modulePromise = undefined;
+      if (heapCapHit)
+        throw new DocumentError(
+          'ResourceLimit',
+          `reading the PDF needed more memory than the limit of ${Math.round(heapCap / 2 ** 20)} MB`,
+        );
       throw new DocumentError('DamagedPdf', 'the PDF is damaged and cannot be read (the PDF engine stopped on it)');
     }
     throw err;
