@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/server/app.js';
 import { defaultConfig } from '../src/server/index.js';
-import { openDb } from '../src/server/db.js';
+import { openStore } from '../src/server/db.js';
 import { FileStore } from '../src/server/files.js';
 import { openapiDocument } from '../src/server/openapi.js';
 import { pathDialect } from '../src/schema/names.js';
@@ -58,19 +58,20 @@ let doc: Doc;
 
 beforeAll(async () => {
   const dataDir = tmpDir('cas-openapi-');
-  const db = openDb(path.join(dataDir, 'cas.db'));
+  const db = await openStore(path.join(dataDir, 'cas.db'));
   // A real app on a real store; no request is served, so no parse pool is started.
   const app = await buildApp({
     db,
+    instanceId: 'openapi-test',
     pool: null as never,
-    files: new FileStore(db, dataDir),
+    files: await FileStore.open(db, path.join(dataDir, 'files')),
     config: defaultConfig({ dataDir }),
     providers: { fetch: null, mailback: null },
   });
   await app.ready();
   registered = routeTable(app.printRoutes({ commonPrefix: false }));
   await app.close();
-  db.close();
+  await db.close();
   [served, servedReal] = await Promise.all([serve(), serve(undefined, ['--names', 'real'])]);
   doc = (await (await fetch(`${served.url}/openapi.json`)).json()) as Doc;
 }, 60_000);

@@ -1,9 +1,10 @@
 /**
  * Authentication and billing, one plugin (it applies to every route registered after it).
  *
- * - `onRequest`: the API key or access token is checked, the per-key rate limit applied and the
- *   caps on uploads in flight (per key, per server) taken, before any body is read, so an
- *   unauthenticated or surplus upload costs nothing.
+ * - `onRequest`: the API key or access token is checked, the per-key rate limit applied (counted in
+ *   the store, so it holds across instances) and the caps on uploads in flight (per key and per
+ *   server, counted per instance) taken, before any body is read, so an unauthenticated or surplus
+ *   upload costs nothing.
  * - `preHandler` (after validation): the route's price is reserved atomically, so a request that
  *   fails validation never holds credits other requests need.
  * - `onSend`: the reservation is settled (refunded unless the outcome is billable), the credit
@@ -13,24 +14,9 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { fail, type App, type Principal, type RouteMeta } from './context.js';
 import { findAccessToken, findKey } from './store/keys.js';
-import { logUsage, release, remaining, reserve } from './store/usage.js';
+import { logUsage, rateAllow, release, remaining, reserve } from './store/usage.js';
 import { PRICES } from './billing.js';
-
-/** Sliding one-minute windows per key (per process). */
-class RateLimiter {
-  private hits = new Map<string, number[]>();
-  allow(id: string, perMinute: number): boolean {
-    const now = Date.now();
-    const list = (this.hits.get(id) ?? []).filter((t) => now - t < 60_000);
-    if (list.length >= perMinute) {
-      this.hits.set(id, list);
-      return false;
-    }
-    list.push(now);
-    this.hits.set(id, list);
-    return true;
-  }
-}
+import type { Queries } from './db.js';
 
 /** Uploads in flight, per server and per key. */
 class UploadGate {
@@ -59,17 +45,16 @@ class UploadGate {
 
 const metaOf = (req: FastifyRequest): RouteMeta | undefined => req.routeOptions?.config?.meta;
 
-export function authBilling({ db, config }: App): FastifyPluginAsync {
-  const limiter = new RateLimiter();
+export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync {
   const uploads = new UploadGate(config.maxUploads, config.maxUploadsPerKey);
   /** Refund an unsettled reservation unless the outcome is billable; runs once per request. */
-  const settle = (req: FastifyRequest, ok: boolean): void => {
+  const settle = async (q: Queries, req: FastifyRequest, ok: boolean): Promise<void> => {
     const s = req.cas;
     if (!s || s.settled) return;
     s.settled = true;
     const refund = Boolean(s.charged && !ok && !s.always);
-    if (s.reservation) release(db, s.reservation, refund);
     if (refund) s.charged = 0;
+    if (s.reservation) await release(q, s.reservation, refund);
   };
 
   const plugin: FastifyPluginAsync = async (f) => {
@@ -88,7 +73,7 @@ export function authBilling({ db, config }: App): FastifyPluginAsync {
         req.cas.selfToken = secret;
         return;
       } else if (secret.startsWith('at_')) {
-        const t = findAccessToken(db, secret);
+        const t = await findAccessToken(db, secret);
         if (meta.tokenDetail)
           return reply.code(403).send({ detail: 'access tokens cannot read usage logs; call this endpoint with the API key' });
         if (!t || t.expired || (t.keyId && (!t.key || t.key.revoked_at)))
@@ -107,14 +92,14 @@ export function authBilling({ db, config }: App): FastifyPluginAsync {
           );
         principal = { sandbox: t.keyId === 0, viaToken: true, key: t.key, keyId: t.keyId };
       } else {
-        const key = findKey(db, secret);
+        const key = await findKey(db, secret);
         if (!key || key.revoked_at) return fail(reply, 403, 'invalid API key');
         principal = { sandbox: false, viaToken: false, key, keyId: key.id };
       }
       req.cas.principal = principal;
       const rate = principal.sandbox ? config.sandboxRate : (principal.key?.rate_per_min ?? null);
       const who = principal.sandbox ? 'sandbox' : String(principal.keyId);
-      if (rate && !limiter.allow(who, rate)) {
+      if (rate && !(await rateAllow(db, who, rate))) {
         return fail(reply, 403, `quota exceeded: at most ${rate} requests per minute for this key`);
       }
       // Uploads in flight are capped per key and per server before their bodies are read.
@@ -137,15 +122,20 @@ export function authBilling({ db, config }: App): FastifyPluginAsync {
       const principal = req.cas.principal;
       const price = meta && PRICES[meta.feature];
       if (!price || !principal || principal.sandbox || !principal.key) return;
-      const reservation = reserve(db, principal.key, price.credits);
+      const reservation = await reserve(db, principal.key, price.credits, instanceId);
       if (reservation === null)
-        return fail(reply, 402, `insufficient credits: this request costs ${price.credits}, ${remaining(db, principal.keyId) ?? 0} remain`);
+        return fail(
+          reply,
+          402,
+          `insufficient credits: this request costs ${price.credits}, ${(await remaining(db, principal.keyId)) ?? 0} remain`,
+        );
       req.cas.reservation = reservation;
       req.cas.charged = price.credits;
       req.cas.always = price.always;
       // The client went away before its answer was written: nothing it paid for reached it.
       reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) settle(req, false);
+        if (!reply.raw.writableFinished)
+          settle(db, req, false).catch((err: Error) => process.stderr.write(`cas serve: refund of ${req.cas.id} failed: ${err.message}\n`));
       });
     });
 
@@ -154,9 +144,9 @@ export function authBilling({ db, config }: App): FastifyPluginAsync {
       const meta = metaOf(req);
       if (!s?.principal || !meta) return payload;
       // The charge kept and its usage row are written together: a crash cannot keep one without the other.
-      db.transaction(() => {
-        settle(req, s.success ?? (reply.statusCode >= 200 && reply.statusCode < 300));
-        logUsage(db, {
+      await db.tx(async (q) => {
+        await settle(q, req, s.success ?? (reply.statusCode >= 200 && reply.statusCode < 300));
+        await logUsage(q, {
           keyId: s.principal!.keyId,
           requestId: s.id,
           feature: meta.feature,
@@ -165,11 +155,11 @@ export function authBilling({ db, config }: App): FastifyPluginAsync {
           credits: s.charged,
           free: !PRICES[meta.feature],
         });
-      })();
+      });
       // The credit headers belong to billed features; free account calls skip the extra query.
       if (PRICES[meta.feature]) {
         reply.header('X-Credits-Used', String(s.charged));
-        const rem = s.principal.sandbox ? null : remaining(db, s.principal.keyId);
+        const rem = s.principal.sandbox ? null : await remaining(db, s.principal.keyId);
         reply.header('X-Credits-Remaining', rem === null ? 'unlimited' : String(rem));
       }
       return payload;

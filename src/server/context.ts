@@ -1,7 +1,7 @@
 /** What every route module receives, and the per-request state the hooks keep. */
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { DB } from './db.js';
+import type { Db } from './db.js';
 import type { KeyRow } from './store/keys.js';
 import type { Feature } from './billing.js';
 import type { ParsePool } from '../core/pool.js';
@@ -49,8 +49,15 @@ export interface ProviderConfig {
 export interface ServerConfig {
   host: string;
   port: number;
+  /** The store: a SQLite file (default DATA_DIR/cas.db) or a `postgres://` URL (`CAS_DATABASE_URL` / `--database`). */
   dbPath: string;
   dataDir: string;
+  /** Stored statement PDFs (`CAS_FILES_DIR` / `--files-dir`; default DATA_DIR/files): every instance of a database mounts the same one. */
+  filesDir?: string;
+  /** This instance's name in logs (`CAS_INSTANCE_ID`; default host-pid-random). */
+  instanceId?: string;
+  /** How often an instance writes its heartbeat (`CAS_HEARTBEAT_MS`); three missed beats and another instance takes back what it held. */
+  heartbeatMs: number;
   sandboxKey: string;
   sandboxRate: number;
   /** Dialect of the shared paths (`/v4/smart/parse`, inbox, inbound email, KYC, account): `spec` (SPEC.md's names) or `real`. */
@@ -86,6 +93,8 @@ export interface ServerConfig {
     webhookBackoffMs: number;
     webhookRetryForMs: number;
     webhookConcurrency: number;
+    /** One webhook POST's time limit (`CAS_WEBHOOK_TIMEOUT_MS`); a claimed delivery's lease is this plus 5 s. */
+    webhookTimeoutMs: number;
   };
 }
 
@@ -130,7 +139,9 @@ export interface RequestState {
 }
 
 export interface App {
-  db: DB;
+  db: Db;
+  /** This `cas serve` process among the instances of its database (reservations and webhook leases name it). */
+  instanceId: string;
   pool: ParsePool;
   config: ServerConfig;
   files: FileStore;

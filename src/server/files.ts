@@ -1,23 +1,27 @@
 /**
  * Stored statement files and their signed, expiring download links.
- * Files are content-addressed under DATA_DIR/files/<sha256>.pdf (each stored once).
+ * Files are content-addressed under the files folder (`--files-dir`, default DATA_DIR/files) as
+ * <sha256>.pdf, each stored once; several instances mount one folder, and the link key lives in the
+ * shared store, so a link one instance made opens on any.
  * A link is `/files/<sha256>/<name>?exp=<unix seconds>&sig=<hex>` where
  * sig = HMAC-SHA256(server secret, "<path>?exp=<exp>"); a tampered or expired link is refused.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promises as fs, chmodSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { privateDir, secret, type DB } from './db.js';
+import { privateDir, secret, type Queries } from './db.js';
 
 export class FileStore {
-  private readonly dir: string;
-  private readonly key: Buffer;
-  constructor(db: DB, dataDir: string) {
-    this.dir = path.join(dataDir, 'files');
+  private constructor(
+    private readonly dir: string,
+    private readonly key: Buffer,
+  ) {}
+
+  static async open(db: Queries, dir: string): Promise<FileStore> {
     // Statements are private: the folder 0700, each file 0600 (files of earlier versions tightened).
-    privateDir(this.dir, true);
-    for (const name of readdirSync(this.dir)) if (name.endsWith('.pdf')) chmodSync(path.join(this.dir, name), 0o600);
-    this.key = secret(db, 'link_signing_key');
+    privateDir(dir, true);
+    for (const name of readdirSync(dir)) if (name.endsWith('.pdf')) chmodSync(path.join(dir, name), 0o600);
+    return new FileStore(dir, await secret(db, 'link_signing_key'));
   }
 
   /** Store bytes once; returns their sha256. Written atomically (temp file + rename). */

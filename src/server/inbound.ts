@@ -28,7 +28,6 @@ import { signWebhook } from '../shared/webhook-signature.js';
 import { readFileSync } from 'node:fs';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import { stmt } from './db.js';
 import { realFileName, toReal } from '../schema/dialect.js';
 import type { App } from './context.js';
 import { postJson } from './fetch-url.js';
@@ -144,10 +143,13 @@ export function fileView(
   };
 }
 
-export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: string; log: (m: string) => void }): Promise<InboundService> {
-  const { db, config } = app;
-  const findActive = (address: string): InboundRow | undefined =>
-    stmt(db, "SELECT * FROM inbound_emails WHERE lower(email) = lower(?) AND status = 'active'").get(address) as InboundRow | undefined;
+export async function startInbound(
+  app: App,
+  opts: { smtpPort?: number; smtpHost: string; log: (m: string) => void },
+): Promise<InboundService> {
+  const { db, config, instanceId } = app;
+  const findActive = (address: string): Promise<InboundRow | undefined> =>
+    db.get<InboundRow>("SELECT * FROM inbound_emails WHERE lower(email) = lower(?) AND status = 'active'", address);
 
   async function handle(raw: Buffer, session: SMTPServerSession): Promise<void> {
     const mail = await simpleParser(raw);
@@ -181,7 +183,7 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
     }
     const pdfs = await pdfAttachments(mail);
     for (const to of rcpts) {
-      const row = findActive(to);
+      const row = await findActive(to);
       if (!row) continue;
       if (!source) {
         opts.log(`inbound ${row.id}: mail from ${sender ?? 'unknown'} is not from a known statement sender; ignored`);
@@ -199,10 +201,8 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
         if (out.ok) check = ISSUER_OF[source].includes(out.detection.issuer) ? 'confirmed' : 'mismatch';
         else if (out.code !== 'PasswordRequired') check = 'not_statement';
         const filename = `${source}_${date.replace(/-/g, '')}_${randomBytes(6).toString('hex')}.pdf`;
-        const info = stmt(
-          db,
-          'INSERT INTO inbound_files (inbound_email_id, message_id, filename, original_filename, message_date, cas_type, sender_email, forwarded_by, size, sha256, content_check, authentication, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        ).run(
+        const file = await db.get(
+          'INSERT INTO inbound_files (inbound_email_id, message_id, filename, original_filename, message_date, cas_type, sender_email, forwarded_by, size, sha256, content_check, authentication, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
           row.id,
           mail.messageId ?? `<${randomBytes(8).toString('hex')}@cas>`,
           filename,
@@ -217,7 +217,7 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
           JSON.stringify(auth),
           new Date().toISOString(),
         );
-        files.push(stmt(db, 'SELECT * FROM inbound_files WHERE id = ?').get(info.lastInsertRowid));
+        files.push(file);
       }
       if (files.length && row.callback_url) {
         const payload = {
@@ -229,10 +229,8 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
           count: files.length,
         };
         const now = new Date().toISOString();
-        stmt(
-          db,
+        await db.run(
           'INSERT INTO webhook_deliveries (id, inbound_email_id, url, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)',
-        ).run(
           `dlv_${randomBytes(12).toString('hex')}`,
           row.id,
           row.callback_url,
@@ -247,57 +245,112 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
     }
   }
 
-  // Webhook deliveries, from the queue in the database. Each endpoint (callback URL) has at most one
-  // attempt in flight, its earliest due delivery first, and at most `webhookConcurrency` attempts run at
-  // once, so a slow endpoint delays only its own deliveries. An attempt is recorded before its POST and
-  // completed after it; one that a stop cut short (a crash, SIGKILL) is marked at the next start and its
-  // delivery retried (same delivery id).
-  const now0 = new Date().toISOString();
-  stmt(
-    db,
-    "UPDATE webhook_attempts SET error = 'interrupted: the server stopped during this attempt', completed_at = ? WHERE completed_at IS NULL",
-  ).run(now0);
-  stmt(db, "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE status = 'sending'").run(now0);
-  const busy = new Set<string>();
+  // Webhook deliveries, from the queue in the store, shared by every instance of the database. A
+  // delivery is claimed in one transaction (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances never
+  // claim the same one) under a lease of the POST's time limit plus 5 s, and its attempt recorded
+  // before the POST and completed after it. A lease that runs out (the instance died: SIGKILL, a lost
+  // machine) makes the delivery claimable again by any instance, its open attempt marked interrupted:
+  // at least once, never two POSTs of one delivery at once. An endpoint (callback URL) with a delivery
+  // in flight gets no other until it ends (its earliest due delivery first), and at most
+  // `webhookConcurrency` attempts run at once per instance, so a slow endpoint delays only its own.
+  const timeoutMs = config.mail.webhookTimeoutMs;
+  const leaseMs = timeoutMs + 5_000;
+  const INTERRUPTED = 'interrupted: the server sending it stopped during this attempt';
+  if (db.exclusive) {
+    // SQLite, one server per database file: whatever a previous run held is free again now.
+    const now0 = new Date().toISOString();
+    await db.run('UPDATE webhook_attempts SET error = ?, completed_at = ? WHERE completed_at IS NULL', INTERRUPTED, now0);
+    await db.run(
+      "UPDATE webhook_deliveries SET status = 'pending', claimed_by = NULL, lease_until = NULL, next_attempt_at = ? WHERE status = 'sending'",
+      now0,
+    );
+  }
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
+  let scanning = false;
+  let again = false;
   const kick = (): void => {
-    if (!stopped) setImmediate(deliverDue);
+    if (!stopped) setImmediate(() => void deliverDue());
   };
-  type Delivery = { id: string; inbound_email_id: string; url: string; payload: string; attempts: number; created_at: string };
-  function deliverDue(): void {
-    if (stopped || !db.open || busy.size >= config.mail.webhookConcurrency) return;
-    // The earliest due delivery of each endpoint.
-    const due = stmt(
-      db,
-      "SELECT *, MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? GROUP BY url ORDER BY next_attempt_at",
-    ).all(new Date().toISOString()) as Delivery[];
-    for (const d of due) {
-      if (busy.size >= config.mail.webhookConcurrency) break;
-      if (busy.has(d.url)) continue;
-      busy.add(d.url);
-      const p: Promise<void> = deliver(d)
-        .catch((err: Error) => opts.log(`webhook ${d.id}: ${err.message}`))
-        .finally(() => {
-          busy.delete(d.url);
-          inFlight.delete(p);
-          kick();
-        });
-      inFlight.add(p);
+  type Delivery = {
+    id: string;
+    inbound_email_id: string;
+    url: string;
+    payload: string;
+    status: string;
+    attempts: number;
+    created_at: string;
+    attemptId: number;
+  };
+  const skipLocked = db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+  /** Claim the earliest due delivery of an endpoint with nothing in flight (any instance's), or undefined. */
+  const claim = (): Promise<Delivery | undefined> =>
+    db.tx(async (q) => {
+      const now = new Date().toISOString();
+      const d = await q.get<Delivery>(
+        `SELECT * FROM webhook_deliveries d
+          WHERE ((d.status = 'pending' AND d.next_attempt_at <= ?) OR (d.status = 'sending' AND d.lease_until < ?))
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries s WHERE s.url = d.url AND s.id != d.id AND s.status = 'sending' AND s.lease_until >= ?)
+          ORDER BY d.next_attempt_at LIMIT 1${skipLocked}`,
+        now,
+        now,
+        now,
+      );
+      if (!d) return undefined;
+      if (d.status === 'sending')
+        await q.run(
+          'UPDATE webhook_attempts SET error = ?, completed_at = ? WHERE delivery_id = ? AND completed_at IS NULL',
+          INTERRUPTED,
+          now,
+          d.id,
+        );
+      const attempt = d.attempts + 1;
+      await q.run(
+        "UPDATE webhook_deliveries SET status = 'sending', attempts = ?, claimed_by = ?, lease_until = ? WHERE id = ?",
+        attempt,
+        instanceId,
+        new Date(Date.now() + leaseMs).toISOString(),
+        d.id,
+      );
+      const a = await q.get<{ id: number }>(
+        'INSERT INTO webhook_attempts (delivery_id, attempt, at) VALUES (?, ?, ?) RETURNING id',
+        d.id,
+        attempt,
+        now,
+      );
+      return { ...d, attempts: attempt, attemptId: a!.id };
+    });
+  async function deliverDue(): Promise<void> {
+    if (scanning) {
+      again = true;
+      return;
+    }
+    scanning = true;
+    try {
+      do {
+        again = false;
+        while (!stopped && db.open && inFlight.size < config.mail.webhookConcurrency) {
+          const d = await claim();
+          if (!d) break;
+          const p: Promise<void> = deliver(d)
+            .catch((err: Error) => opts.log(`webhook ${d.id}: ${err.message}`))
+            .finally(() => {
+              inFlight.delete(p);
+              kick();
+            });
+          inFlight.add(p);
+        }
+      } while (again && !stopped);
+    } catch (err) {
+      if (!stopped) opts.log(`webhooks: ${(err as Error).message}`);
+    } finally {
+      scanning = false;
     }
   }
   async function deliver(d: Delivery): Promise<void> {
-    const row = stmt(db, 'SELECT * FROM inbound_emails WHERE id = ?').get(d.inbound_email_id) as InboundRow | undefined;
+    const row = await db.get<InboundRow>('SELECT * FROM inbound_emails WHERE id = ?', d.inbound_email_id);
     const secret = webhookSecret(db, row?.webhook_secret ?? '');
-    const attempt = d.attempts + 1;
-    const attemptId = db.transaction(() => {
-      stmt(db, "UPDATE webhook_deliveries SET status = 'sending', attempts = ? WHERE id = ?").run(attempt, d.id);
-      return stmt(db, 'INSERT INTO webhook_attempts (delivery_id, attempt, at) VALUES (?, ?, ?)').run(
-        d.id,
-        attempt,
-        new Date().toISOString(),
-      ).lastInsertRowid;
-    })();
+    const attempt = d.attempts;
     let status: number | null = null;
     let error: string | null = null;
     try {
@@ -310,47 +363,58 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
           'x-cas-signature': signWebhook(secret, d.payload),
         },
         body: d.payload,
-        timeoutMs: 10_000,
+        timeoutMs,
         allowHosts: config.fetch.allowHosts,
       });
       status = res.status;
     } catch (err) {
       error = (err as Error).message;
     }
-    // Stopped meanwhile: the attempt stays open and is marked interrupted (and retried) at the next start.
+    // Stopped meanwhile: the attempt stays open; its lease runs out and the delivery is retried.
     if (!db.open) return;
     const now = Date.now();
     const ok = status !== null && status >= 200 && status < 300;
     const delay = Math.min(config.mail.webhookBackoffMs * 2 ** (attempt - 1), 3_600_000);
     const giveUp = now + delay - Date.parse(d.created_at) > config.mail.webhookRetryForMs;
-    db.transaction(() => {
-      stmt(db, 'UPDATE webhook_attempts SET status_code = ?, error = ?, completed_at = ? WHERE id = ?').run(
+    await db.tx(async (q) => {
+      await q.run(
+        'UPDATE webhook_attempts SET status_code = ?, error = ?, completed_at = ? WHERE id = ?',
         status,
         error,
         new Date(now).toISOString(),
-        attemptId,
+        d.attemptId,
       );
-      if (ok) stmt(db, "UPDATE webhook_deliveries SET status = 'delivered', last_error = NULL WHERE id = ?").run(d.id);
+      // Only while the lease is this attempt's (a lease that ran out may have passed to another instance).
+      if (ok)
+        await q.run(
+          "UPDATE webhook_deliveries SET status = 'delivered', last_error = NULL, claimed_by = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ? AND attempts = ?",
+          d.id,
+          instanceId,
+          attempt,
+        );
       else
-        stmt(db, 'UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, last_error = ? WHERE id = ?').run(
+        await q.run(
+          'UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, last_error = ?, claimed_by = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ? AND attempts = ?',
           giveUp ? 'failed' : 'pending',
           new Date(now + delay).toISOString(),
           error ?? `HTTP ${status}`,
           d.id,
+          instanceId,
+          attempt,
         );
-    })();
+    });
   }
-  const timer = setInterval(deliverDue, Math.max(50, Math.min(1000, config.mail.webhookBackoffMs / 2)));
+  const timer = setInterval(() => void deliverDue(), Math.max(50, Math.min(1000, config.mail.webhookBackoffMs / 2)));
   timer.unref();
   kick();
 
-  // A stop lets the attempts in flight finish (each is bounded by its 10 s timeout) and starts no more.
+  // A stop lets the attempts in flight finish (each bounded by its time limit) and starts no more.
   const stopWebhooks = async (): Promise<void> => {
     stopped = true;
     clearInterval(timer);
     await Promise.allSettled([...inFlight]);
   };
-  if (opts.smtpPort === undefined) return Promise.resolve({ smtp: null, stopWebhooks });
+  if (opts.smtpPort === undefined) return { smtp: null, stopWebhooks };
 
   // STARTTLS when a key and certificate are configured (CAS_SMTP_TLS_KEY / CAS_SMTP_TLS_CERT);
   // CAS_SMTP_REQUIRE_TLS=1 then refuses MAIL FROM on a plain connection with 530.
@@ -368,9 +432,10 @@ export function startInbound(app: App, opts: { smtpPort?: number; smtpHost: stri
       cb();
     },
     onRcptTo(address, _session, cb) {
-      const row = findActive(address.address);
-      if (!row) return cb(Object.assign(new Error(`no active forwarding address ${address.address}`), { responseCode: 550 }));
-      cb();
+      findActive(address.address).then(
+        (row) => cb(row ? undefined : Object.assign(new Error(`no active forwarding address ${address.address}`), { responseCode: 550 })),
+        () => cb(Object.assign(new Error('the store cannot be reached; try again later'), { responseCode: 451 })),
+      );
     },
     onData(stream: SMTPServerDataStream, session, cb) {
       const chunks: Buffer[] = [];

@@ -8,18 +8,18 @@
  * provider that refuses the stored grant all answer the mailbox error body with HTTP 401.
  */
 import { ImapFlow } from 'imapflow';
-import type { DB } from './db.js';
+import type { Db } from './db.js';
 import { openText, sealText } from './secrets.js';
 import { sourceOf, SENDERS } from './inbound.js';
 import type { StatementSource } from '../schema/index.js';
 
 export class ReconnectError extends Error {}
 
-export function seal(db: DB, data: unknown, prefix = 'itk_'): string {
+export function seal(db: Db, data: unknown, prefix = 'itk_'): string {
   return sealText(db, JSON.stringify(data), prefix);
 }
 
-export function open<T>(db: DB, token: string, prefix = 'itk_'): T | null {
+export function open<T>(db: Db, token: string, prefix = 'itk_'): T | null {
   const text = openText(db, token, prefix);
   if (text === null) return null;
   try {
@@ -237,7 +237,7 @@ export class GmailConnector implements MailConnector {
   constructor(
     private readonly cfg: GmailConfig,
     private creds: GmailCredentials,
-    private readonly onRefresh: (c: GmailCredentials) => void = () => undefined,
+    private readonly onRefresh: (c: GmailCredentials) => Promise<void> = async () => undefined,
   ) {}
   private async refresh(): Promise<void> {
     if (!this.creds.refresh_token || this.refreshed) throw new ReconnectError(REFUSED);
@@ -249,7 +249,7 @@ export class GmailConnector implements MailConnector {
     );
     if (r.creds) {
       this.creds = r.creds;
-      this.onRefresh(r.creds);
+      await this.onRefresh(r.creds);
       return;
     }
     if (r.error === 'invalid_grant') throw new ReconnectError(REFUSED);

@@ -1,6 +1,6 @@
-/** Start and stop the service: database, worker pool, HTTP listener, graceful SIGTERM. */
+/** Start and stop the service: store, instance heartbeat, worker pool, HTTP listener, graceful SIGTERM. */
 import path from 'node:path';
-import { openDb } from './db.js';
+import { isPostgresUrl, openStore, type Db } from './db.js';
 import { ParsePool } from '../core/pool.js';
 import { buildApp } from './app.js';
 import { FileStore } from './files.js';
@@ -8,7 +8,8 @@ import { makeProviders, SERVICES, unconfigured } from './providers.js';
 import { startInbound } from './inbound.js';
 import type { App, ServerConfig } from './context.js';
 import { DEFAULT_SANDBOX_KEY } from './sandbox.js';
-import { pruneUsage, reconcile } from './store/usage.js';
+import { pruneUsage } from './store/usage.js';
+import { heartbeat, newInstanceId, reapInstances, registerInstance, removeInstance } from './store/instances.js';
 import { migrateSecrets, parseSecretKey, useSecretKey } from './secrets.js';
 import { UsageError } from '../errors.js';
 import { readFileSync } from 'node:fs';
@@ -20,8 +21,11 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
   return {
     host: '127.0.0.1',
     port: 8080,
-    dbPath: path.join(dataDir, 'cas.db'),
+    dbPath: process.env.CAS_DATABASE_URL || path.join(dataDir, 'cas.db'),
     dataDir,
+    filesDir: process.env.CAS_FILES_DIR ? path.resolve(process.env.CAS_FILES_DIR) : undefined,
+    instanceId: process.env.CAS_INSTANCE_ID || undefined,
+    heartbeatMs: Number(process.env.CAS_HEARTBEAT_MS ?? 5000),
     sandboxKey: process.env.CAS_SANDBOX_KEY || DEFAULT_SANDBOX_KEY,
     sandboxRate: Number(process.env.CAS_SANDBOX_RATE ?? 10),
     names: process.env.CAS_NAMES === 'real' ? 'real' : 'spec',
@@ -63,6 +67,7 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
       webhookBackoffMs: Number(process.env.CAS_WEBHOOK_BACKOFF_MS ?? 1000),
       webhookRetryForMs: Number(process.env.CAS_WEBHOOK_RETRY_FOR_MS ?? 86_400_000),
       webhookConcurrency: Number(process.env.CAS_WEBHOOK_CONCURRENCY ?? 8),
+      webhookTimeoutMs: Number(process.env.CAS_WEBHOOK_TIMEOUT_MS ?? 10_000),
     },
     locker: {
       url: process.env.CAS_LOCKER_URL || undefined,
@@ -110,6 +115,8 @@ function checkSettings(config: ServerConfig): void {
   whole(config.maxUploads, 'CAS_MAX_UPLOADS', 1);
   whole(config.maxUploadsPerKey, 'CAS_MAX_UPLOADS_PER_KEY', 1);
   whole(config.mail.webhookConcurrency, 'CAS_WEBHOOK_CONCURRENCY', 1);
+  whole(config.mail.webhookTimeoutMs, 'CAS_WEBHOOK_TIMEOUT_MS', 100);
+  whole(config.heartbeatMs, 'CAS_HEARTBEAT_MS', 100);
   const oneOf = (v: string, name: string, allowed: readonly string[]): void => {
     if (!allowed.includes(v)) throw new UsageError(`${name} takes ${allowed.join(', ')}; got ${v}`);
   };
@@ -143,37 +150,81 @@ function configuredKey(config: ServerConfig): Buffer | null {
   return null;
 }
 
+/** Where the store is, for the start-up line: the SQLite file, or the PostgreSQL URL without its password. */
+const storeLabel = (db: Db): string => db.label;
+
 export async function startServer(config: ServerConfig, log: (m: string) => void): Promise<{ url: string; close: () => Promise<void> }> {
   checkSettings(config);
   const key = configuredKey(config);
-  const db = openDb(config.dbPath);
-  const localKey = useSecretKey(db, key);
-  if (localKey)
-    log(
-      `cas serve: warning: stored secrets are encrypted with a key kept beside the database (${localKey}); supply CAS_SECRET_KEY or --secret-key-file to keep it elsewhere`,
+  // Several instances seal and open each other's secrets: they need one key, kept out of the database.
+  if (isPostgresUrl(config.dbPath) && !key)
+    throw new UsageError(
+      'a PostgreSQL store needs the shared secret key: set CAS_SECRET_KEY (make one with: openssl rand -base64 32) or --secret-key-file, the same on every instance',
     );
-  const resealed = migrateSecrets(db);
-  if (resealed) log(`cas serve: sealed ${resealed} stored secret${resealed === 1 ? '' : 's'} with the current key`);
-  // Credits still held by requests a previous run never finished (a crash, SIGKILL) go back.
-  const orphaned = reconcile(db);
-  if (orphaned) log(`cas serve: refunded the credits of ${orphaned} request${orphaned === 1 ? '' : 's'} a previous run did not finish`);
-  // The usage log keeps CAS_USAGE_RETENTION_DAYS days: pruned now and every hour.
-  const prune = (): void => {
-    if (config.usageRetentionDays) pruneUsage(db, config.usageRetentionDays);
+  const db = await openStore(config.dbPath);
+  const instanceId = config.instanceId || newInstanceId();
+  const staleMs = 3 * config.heartbeatMs;
+  const timers: NodeJS.Timeout[] = [];
+  const reap = async (): Promise<void> => {
+    const r = await reapInstances(db, instanceId, staleMs, db.exclusive);
+    // Credits still held by requests a previous run (SQLite) or a dead instance never finished go back.
+    if (r.refunded)
+      log(
+        db.exclusive
+          ? `cas serve: refunded the credits of ${r.refunded} request${r.refunded === 1 ? '' : 's'} a previous run did not finish`
+          : `cas serve: refunded the credits of ${r.refunded} request${r.refunded === 1 ? '' : 's'} that ${r.instances || 'a'} stopped instance${r.instances === 1 ? '' : 's'} did not finish`,
+      );
   };
-  prune();
-  const pruner = setInterval(prune, 3_600_000);
-  pruner.unref();
+  try {
+    const localKey = await useSecretKey(db, key);
+    if (localKey)
+      log(
+        `cas serve: warning: stored secrets are encrypted with a key kept beside the database (${localKey}); supply CAS_SECRET_KEY or --secret-key-file to keep it elsewhere`,
+      );
+    const resealed = await migrateSecrets(db);
+    if (resealed) log(`cas serve: sealed ${resealed} stored secret${resealed === 1 ? '' : 's'} with the current key`);
+    await registerInstance(db, instanceId);
+    await reap();
+    // The usage log keeps CAS_USAGE_RETENTION_DAYS days: pruned now and every hour (rate-limit hits after a minute).
+    const prune = async (): Promise<void> => {
+      if (config.usageRetentionDays) await pruneUsage(db, config.usageRetentionDays);
+      await db.run('DELETE FROM rate_hits WHERE at < ?', new Date(Date.now() - 60_000).toISOString());
+    };
+    await prune();
+    timers.push(
+      setInterval(() => prune().catch((err: Error) => log(`cas serve: pruning the usage log failed: ${err.message}`)), 3_600_000),
+    );
+    // The heartbeat says this instance is alive; each beat also takes back what dead instances held.
+    if (!db.exclusive)
+      timers.push(
+        setInterval(
+          () =>
+            heartbeat(db, instanceId)
+              .then(reap)
+              .catch((err: Error) => log(`cas serve: heartbeat failed: ${err.message}`)),
+          config.heartbeatMs,
+        ),
+      );
+    for (const t of timers) t.unref();
+  } catch (err) {
+    for (const t of timers) clearInterval(t);
+    await db.close();
+    throw err;
+  }
   const pool = new ParsePool({ warm: true });
-  const files = new FileStore(db, config.dataDir);
-  const ctx: App = { db, pool, config, files, providers: makeProviders(config.providers) };
+  const files = await FileStore.open(db, config.filesDir ?? path.join(config.dataDir, 'files'));
+  const ctx: App = { db, instanceId, pool, config, files, providers: makeProviders(config.providers) };
   const app = await buildApp(ctx);
+  const release = async (): Promise<void> => {
+    for (const t of timers) clearInterval(t);
+    await pool.close();
+    await removeInstance(db, instanceId).catch(() => undefined);
+    await db.close();
+  };
   // A port that cannot be taken: release what was opened, then one line for the operator.
   const giveUp = async (err: unknown, port: number, flag: string): Promise<never> => {
-    clearInterval(pruner);
     await app.close().catch(() => undefined);
-    await pool.close();
-    db.close();
+    await release();
     throw listenError(err, config.host, port, flag);
   };
   try {
@@ -192,17 +243,16 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      clearInterval(pruner);
-      // Webhook attempts, mail and requests in flight finish together; then the pool and the database.
+      // Webhook attempts, mail and requests in flight finish together; then the pool, the heartbeat
+      // row (other instances stop counting on this one) and the store.
       await Promise.all([inbound.stopWebhooks(), inbound.smtp && new Promise<void>((r) => inbound.smtp!.close(() => r())), app.close()]);
-      await pool.close();
-      db.close();
+      await release();
     })();
     return closing;
   };
   const off = unconfiguredLine(config);
   if (off) log(off);
-  log(`cas serve: listening on ${url} (database ${config.dbPath})`);
+  log(`cas serve: listening on ${url} (database ${storeLabel(db)}${db.exclusive ? '' : `, instance ${instanceId}`})`);
   return { url, close };
 }
 

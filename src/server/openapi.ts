@@ -27,6 +27,7 @@ export function openapiDocument(names: Names = 'spec'): Promise<Record<string, u
       );
       const f = await buildApp({
         db: unused as never,
+        instanceId: 'openapi',
         pool: unused as never,
         files: unused as never,
         config: defaultConfig({ names }),

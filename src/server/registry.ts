@@ -9,7 +9,7 @@
  */
 import { REGULATOR_ALIASES, RegulatorCategory, type RegulatorResponse } from '../schema/index.js';
 import { parseDate } from '../pdf/numbers.js';
-import { stmt, type DB } from './db.js';
+import type { Queries } from './db.js';
 
 export type Category = RegulatorCategory;
 
@@ -148,7 +148,7 @@ function parseCsv(text: string): Record<string, string>[] {
   return rest.map((r) => Object.fromEntries(keys.map((k, i) => [k, (r[i] ?? '').trim()])));
 }
 
-export function importRegistry(db: DB, text: string, format: 'csv' | 'json'): ImportReport {
+export async function importRegistry(db: Queries, text: string, format: 'csv' | 'json'): Promise<ImportReport> {
   let rows: Record<string, unknown>[];
   if (format === 'json') {
     const parsed = JSON.parse(text) as unknown;
@@ -156,18 +156,14 @@ export function importRegistry(db: DB, text: string, format: 'csv' | 'json'): Im
     rows = parsed as Record<string, unknown>[];
   } else rows = parseCsv(text);
   const report: ImportReport = { inserted: 0, updated: 0, unchanged: 0, rejected: [] };
-  const get = stmt(db, 'SELECT * FROM registry WHERE category = ? AND number_norm = ?');
-  const ins = stmt(
-    db,
-    'INSERT INTO registry (category, registration_number, number_norm, name, name_norm, address, email, telephone, contact_person, valid_from, valid_to, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  const upd = stmt(
-    db,
-    'UPDATE registry SET registration_number = ?, name = ?, name_norm = ?, address = ?, email = ?, telephone = ?, contact_person = ?, valid_from = ?, valid_to = ?, imported_at = ? WHERE id = ?',
-  );
+  const GET = 'SELECT * FROM registry WHERE category = ? AND number_norm = ?';
+  const INS =
+    'INSERT INTO registry (category, registration_number, number_norm, name, name_norm, address, email, telephone, contact_person, valid_from, valid_to, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  const UPD =
+    'UPDATE registry SET registration_number = ?, name = ?, name_norm = ?, address = ?, email = ?, telephone = ?, contact_person = ?, valid_from = ?, valid_to = ?, imported_at = ? WHERE id = ?';
   const now = new Date().toISOString();
-  db.transaction(() => {
-    rows.forEach((r, i) => {
+  await db.tx(async (q) => {
+    for (const [i, r] of rows.entries()) {
       const line = format === 'csv' ? i + 2 : i + 1;
       const str = (k: string): string | null => {
         const v = r[k];
@@ -176,10 +172,16 @@ export function importRegistry(db: DB, text: string, format: 'csv' | 'json'): Im
       const name = str('name');
       const number = str('registration_number');
       const catRaw = str('category');
-      if (!name || !number || !catRaw)
-        return report.rejected.push({ row: line, reason: 'name, registration_number and category are required' });
+      const reject = (reason: string): void => void report.rejected.push({ row: line, reason });
+      if (!name || !number || !catRaw) {
+        reject('name, registration_number and category are required');
+        continue;
+      }
       const category = resolveCategory(catRaw);
-      if (!category) return report.rejected.push({ row: line, reason: `unknown category '${catRaw}'` });
+      if (!category) {
+        reject(`unknown category '${catRaw}'`);
+        continue;
+      }
       const date = (k: string): string | null | false => {
         const v = str(k);
         if (!v) return null;
@@ -187,10 +189,15 @@ export function importRegistry(db: DB, text: string, format: 'csv' | 'json'): Im
       };
       const from = date('valid_from');
       const to = date('valid_to');
-      if (from === false || to === false)
-        return report.rejected.push({ row: line, reason: 'valid_from / valid_to must be dates (YYYY-MM-DD or DD-MM-YYYY)' });
+      if (from === false || to === false) {
+        reject('valid_from / valid_to must be dates (YYYY-MM-DD or DD-MM-YYYY)');
+        continue;
+      }
       const email = str('email');
-      if (email && !/^[^@\s]+@[^@\s]+$/.test(email)) return report.rejected.push({ row: line, reason: `bad email '${email}'` });
+      if (email && !/^[^@\s]+@[^@\s]+$/.test(email)) {
+        reject(`bad email '${email}'`);
+        continue;
+      }
       const num = normalizeNumber(number);
       const values = [
         number.trim(),
@@ -203,9 +210,9 @@ export function importRegistry(db: DB, text: string, format: 'csv' | 'json'): Im
         from,
         to,
       ] as const;
-      const old = get.get(category, num) as Record<string, unknown> | undefined;
+      const old = await q.get(GET, category, num);
       if (!old) {
-        ins.run(category, values[0], num, ...values.slice(1), now);
+        await q.run(INS, category, values[0], num, ...values.slice(1), now);
         report.inserted++;
       } else if (
         [
@@ -222,12 +229,11 @@ export function importRegistry(db: DB, text: string, format: 'csv' | 'json'): Im
       ) {
         report.unchanged++;
       } else {
-        upd.run(...values, now, old.id);
+        await q.run(UPD, ...values, now, old.id);
         report.updated++;
       }
-      return undefined;
-    });
-  })();
+    }
+  });
   return report;
 }
 
@@ -244,10 +250,10 @@ interface Row {
   valid_to: string | null;
 }
 
-export function verify(
-  db: DB,
+export async function verify(
+  db: Queries,
   req: { registration_number?: string; name?: string; type?: Category | null },
-): RegulatorResponse | { error: string } {
+): Promise<RegulatorResponse | { error: string }> {
   const number = req.registration_number ? normalizeNumber(req.registration_number) : null;
   let category: Category | null = req.type ?? null;
   const detectedBy: 'registration_number' | 'type' = req.type ? 'type' : 'registration_number';
@@ -263,10 +269,10 @@ export function verify(
   }
   if (!category) return { error: 'give registration_number, or name with type' };
   let row: Row | undefined;
-  if (number) row = stmt(db, 'SELECT * FROM registry WHERE category = ? AND number_norm = ?').get(category, number) as Row | undefined;
+  if (number) row = (await db.get('SELECT * FROM registry WHERE category = ? AND number_norm = ?', category, number)) as Row | undefined;
   else if (req.name) {
     const want = normalizeName(req.name);
-    const candidates = stmt(db, 'SELECT * FROM registry WHERE category = ?').all(category) as Row[];
+    const candidates = (await db.all('SELECT * FROM registry WHERE category = ?', category)) as Row[];
     row = candidates.find((c) => c.name_norm === want);
     if (!row) {
       let best = 0;

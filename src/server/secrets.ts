@@ -13,7 +13,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { stmt, type DB } from './db.js';
+import type { Db } from './db.js';
 
 const LOCAL = 1;
 const CONFIGURED = 2;
@@ -22,7 +22,7 @@ interface Keyring {
   current: number;
   keys: Map<number, Buffer>;
 }
-const rings = new WeakMap<DB, Keyring>();
+const rings = new WeakMap<Db, Keyring>();
 
 /** 32 key bytes from base64 or hex text (a key file may also hold the 32 raw bytes). */
 export function parseSecretKey(text: string | Buffer, what: string): Buffer {
@@ -36,20 +36,20 @@ export function parseSecretKey(text: string | Buffer, what: string): Buffer {
   return k;
 }
 
-/** Path of the local key file of a database. */
-export const localKeyFile = (db: DB): string => `${db.name}.key`;
+/** Path of the local key file of a database: beside a SQLite file; none for PostgreSQL or a database in memory. */
+export const localKeyFile = (db: Db): string | null => (db.file ? `${db.file}.key` : null);
 
 /** The local key: the key file beside the database, made (mode 0600) or moved out of the settings table once. */
-function localKey(db: DB, create: boolean): Buffer | null {
-  if (db.memory) return null;
+async function localKey(db: Db, create: boolean): Promise<Buffer | null> {
   const file = localKeyFile(db);
+  if (!file) return null;
   if (existsSync(file)) return parseSecretKey(readFileSync(file), file);
-  const legacy = stmt(db, "SELECT value FROM settings WHERE name = 'inbox_key_v1'").get() as { value: string } | undefined;
+  const legacy = await db.get<{ value: string }>("SELECT value FROM settings WHERE name = 'inbox_key_v1'");
   if (!legacy && !create) return null;
   const key = legacy ? Buffer.from(legacy.value, 'base64') : randomBytes(32);
   writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
-  if (legacy) stmt(db, "DELETE FROM settings WHERE name = 'inbox_key_v1'").run();
+  if (legacy) await db.run("DELETE FROM settings WHERE name = 'inbox_key_v1'");
   return key;
 }
 
@@ -58,28 +58,26 @@ function localKey(db: DB, create: boolean): Buffer | null {
  * already parsed), else the local key file. Returns the local key file's path when that is the one
  * in use (the caller warns), else null.
  */
-export function useSecretKey(db: DB, configured: Buffer | null): string | null {
+export async function useSecretKey(db: Db, configured: Buffer | null): Promise<string | null> {
   const keys = new Map<number, Buffer>();
-  const local = localKey(db, !configured);
+  const local = await localKey(db, !configured);
   if (local) keys.set(LOCAL, local);
   if (configured) keys.set(CONFIGURED, configured);
   // A database in memory (tests) has no file beside it: a key for the process.
   if (!keys.size) keys.set(LOCAL, randomBytes(32));
   rings.set(db, { current: configured ? CONFIGURED : LOCAL, keys });
-  return configured || db.memory ? null : localKeyFile(db);
+  return configured ? null : localKeyFile(db);
 }
 
-function ring(db: DB): Keyring {
-  let r = rings.get(db);
-  if (!r) {
-    useSecretKey(db, null);
-    r = rings.get(db)!;
-  }
+/** The keys of a database; `useSecretKey` runs first (at start-up). */
+function ring(db: Db): Keyring {
+  const r = rings.get(db);
+  if (!r) throw new Error('the secret key was not chosen for this database (useSecretKey runs at start-up)');
   return r;
 }
 
 /** Seal text: `<prefix><base64url(kid | iv | tag | ciphertext)>`. */
-export function sealText(db: DB, text: string, prefix: string): string {
+export function sealText(db: Db, text: string, prefix: string): string {
   const { current, keys } = ring(db);
   const iv = randomBytes(12);
   const c = createCipheriv('aes-256-gcm', keys.get(current)!, iv);
@@ -88,7 +86,7 @@ export function sealText(db: DB, text: string, prefix: string): string {
 }
 
 /** Open what `sealText` made with one of this database's keys; null when foreign, tampered or not sealed. */
-export function openText(db: DB, sealed: string, prefix: string): string | null {
+export function openText(db: Db, sealed: string, prefix: string): string | null {
   if (!sealed.startsWith(prefix)) return null;
   try {
     const raw = Buffer.from(sealed.slice(prefix.length), 'base64url');
@@ -104,40 +102,39 @@ export function openText(db: DB, sealed: string, prefix: string): string | null 
 }
 
 /** Whether a sealed value was made with the key in use. */
-const current = (db: DB, sealed: string, prefix: string): boolean =>
+const current = (db: Db, sealed: string, prefix: string): boolean =>
   Buffer.from(sealed.slice(prefix.length, prefix.length + 4), 'base64url')[0] === ring(db).current;
 
 /** Prefix of a sealed webhook signing secret in the database. */
 export const WEBHOOK_SECRET_PREFIX = 'whenc_';
-export const sealWebhookSecret = (db: DB, secret: string): string => sealText(db, secret, WEBHOOK_SECRET_PREFIX);
+export const sealWebhookSecret = (db: Db, secret: string): string => sealText(db, secret, WEBHOOK_SECRET_PREFIX);
 /** The signing secret of a stored row (sealed; a plain one of an earlier version is read as is). */
-export const webhookSecret = (db: DB, stored: string): string =>
+export const webhookSecret = (db: Db, stored: string): string =>
   stored.startsWith(WEBHOOK_SECRET_PREFIX) ? (openText(db, stored, WEBHOOK_SECRET_PREFIX) ?? '') : stored;
 
 /**
  * At start-up: seal plain webhook secrets, and re-seal with the key in use what an older key sealed
  * (stored mailbox grants, webhook secrets). Returns how many values changed.
  */
-export function migrateSecrets(db: DB): number {
+export async function migrateSecrets(db: Db): Promise<number> {
   let n = 0;
-  db.transaction(() => {
-    for (const r of stmt(db, 'SELECT id, webhook_secret AS s FROM inbound_emails').all() as { id: string; s: string }[]) {
+  await db.tx(async (q) => {
+    for (const r of await q.all<{ id: string; s: string }>('SELECT id, webhook_secret AS s FROM inbound_emails')) {
       if (r.s.startsWith(WEBHOOK_SECRET_PREFIX) && current(db, r.s, WEBHOOK_SECRET_PREFIX)) continue;
       const plain = webhookSecret(db, r.s);
       if (!plain) continue;
-      stmt(db, 'UPDATE inbound_emails SET webhook_secret = ? WHERE id = ?').run(sealWebhookSecret(db, plain), r.id);
+      await q.run('UPDATE inbound_emails SET webhook_secret = ? WHERE id = ?', sealWebhookSecret(db, plain), r.id);
       n++;
     }
-    for (const r of stmt(db, 'SELECT id, credentials AS c FROM inbox_connections WHERE credentials IS NOT NULL').all() as {
-      id: string;
-      c: string;
-    }[]) {
+    for (const r of await q.all<{ id: string; c: string }>(
+      'SELECT id, credentials AS c FROM inbox_connections WHERE credentials IS NOT NULL',
+    )) {
       if (current(db, r.c, 'cred_')) continue;
       const plain = openText(db, r.c, 'cred_');
       if (plain === null) continue;
-      stmt(db, 'UPDATE inbox_connections SET credentials = ? WHERE id = ?').run(sealText(db, plain, 'cred_'), r.id);
+      await q.run('UPDATE inbox_connections SET credentials = ? WHERE id = ?', sealText(db, plain, 'cred_'), r.id);
       n++;
     }
-  })();
+  });
   return n;
 }

@@ -4,12 +4,18 @@ import type { CommandInput, Handler, Result } from '../command.js';
 import type { creditsAddSpec, keysCreateSpec, keysListSpec, keysRevokeSpec, registryImportSpec, serveSpec } from '../definitions/serve.js';
 import { renderTable } from '../output.js';
 
-async function serverConfig(opts: { db?: string; dataDir?: string }) {
+/** The store: `--database` (a postgres:// URL or a SQLite file) > `--db` (file) > CAS_DATABASE_URL > DATA_DIR/cas.db. */
+async function serverConfig(opts: { db?: string; database?: string; dataDir?: string; filesDir?: string }) {
   const { defaultConfig } = await import('../../server/index.js');
+  const { isPostgresUrl } = await import('../../server/db.js');
   const path = await import('node:path');
   const dataDir = typeof opts.dataDir === 'string' ? path.resolve(opts.dataDir) : undefined;
   const base = defaultConfig(dataDir ? { dataDir } : {});
-  if (typeof opts.db === 'string') base.dbPath = path.resolve(opts.db);
+  if (typeof opts.database === 'string' && typeof opts.db === 'string') throw new UsageError('give the database once: --database or --db');
+  const target = opts.database ?? opts.db;
+  if (typeof target === 'string') base.dbPath = isPostgresUrl(target) ? target : path.resolve(target);
+  else if (base.dbPath && !isPostgresUrl(base.dbPath)) base.dbPath = path.resolve(base.dbPath);
+  if (typeof opts.filesDir === 'string') base.filesDir = path.resolve(opts.filesDir);
   return base;
 }
 
@@ -79,17 +85,17 @@ export const serve: Handler<CommandInput<typeof serveSpec>> = async (_ctx, opts)
 
 /** The administration commands open the database directly (no HTTP). */
 async function withKeys<T>(
-  opts: { db?: string; dataDir?: string },
-  use: (db: import('better-sqlite3').Database, keys: typeof import('../../server/store/keys.js')) => Promise<T>,
+  opts: { db?: string; database?: string; dataDir?: string },
+  use: (db: import('../../server/db.js').Db, keys: typeof import('../../server/store/keys.js')) => Promise<T>,
 ): Promise<T> {
   const config = await serverConfig(opts);
-  const { openDb } = await import('../../server/db.js');
+  const { openStore } = await import('../../server/db.js');
   const keys = await import('../../server/store/keys.js');
-  const db = openDb(config.dbPath);
+  const db = await openStore(config.dbPath);
   try {
     return await use(db, keys);
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -103,7 +109,7 @@ export const keysCreate: Handler<CommandInput<typeof keysCreateSpec>> = async (_
       if (!m || Number(m[1]) < 1) throw new UsageError('--rate takes requests per minute, e.g. 60 or 60/min');
       rate = Number(m[1]);
     }
-    const { key, row } = keys.createKey(db, { credits, unlimited: Boolean(opts.unlimited), rate, name: opts.name ?? null });
+    const { key, row } = await keys.createKey(db, { credits, unlimited: Boolean(opts.unlimited), rate, name: opts.name ?? null });
     // Shown once: the key is the data of this command (stdout); only its hash is stored.
     return {
       data: { id: row.id, api_key: key, credits: row.unlimited ? null : credits, unlimited: Boolean(row.unlimited), rate_per_min: rate },
@@ -114,7 +120,7 @@ export const keysCreate: Handler<CommandInput<typeof keysCreateSpec>> = async (_
 
 export const keysList: Handler<CommandInput<typeof keysListSpec>> = async (_ctx, opts) =>
   withKeys(opts, async (db, keys) => {
-    const list = keys.listKeys(db);
+    const list = await keys.listKeys(db);
     return {
       data: list,
       table: () =>
@@ -136,7 +142,7 @@ export const keysList: Handler<CommandInput<typeof keysListSpec>> = async (_ctx,
 export const keysRevoke: Handler<CommandInput<typeof keysRevokeSpec>> = async (_ctx, opts) =>
   withKeys(opts, async (db, keys) => {
     const id = Number(opts.id);
-    if (!keys.revokeKey(db, id)) throw new UsageError(`no active key with id ${opts.id}`);
+    if (!(await keys.revokeKey(db, id))) throw new UsageError(`no active key with id ${opts.id}`);
     return { notes: [`key ${id} revoked`] };
   });
 
@@ -149,7 +155,7 @@ export const registryImport: Handler<CommandInput<typeof registryImportSpec>> = 
     const { importRegistry } = await import('../../server/registry.js');
     let report;
     try {
-      report = importRegistry(db, text, format);
+      report = await importRegistry(db, text, format);
     } catch (err) {
       throw new UsageError(`${file}: ${(err as Error).message}`);
     }
@@ -168,7 +174,7 @@ export const creditsAdd: Handler<CommandInput<typeof creditsAddSpec>> = async (_
     const id = Number(opts.id);
     const n = Number(opts.credits);
     if (!Number.isFinite(n) || n <= 0) throw new UsageError('credits to add must be a positive number');
-    const now = keys.addCredits(db, id, n);
+    const now = await keys.addCredits(db, id, n);
     if (now === null) throw new UsageError(`no key with id ${opts.id}`);
     return { notes: [`key ${id} now has ${now} credits`] };
   });

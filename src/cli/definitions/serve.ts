@@ -4,7 +4,8 @@ import { NAMES_CHOICES } from './parse.js';
 
 /** Where the administration commands find the database. */
 const DB_OPTIONS = defineOptions([
-  { flags: '--db <file>', description: 'database file' },
+  { flags: '--database <url|file>', description: 'postgres:// URL or SQLite file (env CAS_DATABASE_URL; default DATA_DIR/cas.db)' },
+  { flags: '--db <file>', description: 'SQLite database file' },
   { flags: '--data-dir <dir>', description: 'data folder' },
 ]);
 
@@ -15,6 +16,7 @@ export const serveServiceSpec = defineSpec({
   name: 'serve',
   examples: [
     'cas serve --port 8080 --data-dir ./cas-data',
+    'CAS_DATABASE_URL=postgres://cas@db/cas CAS_SECRET_KEY=... cas serve --port 8081 --files-dir /mnt/cas-files',
     'cas serve keys create --credits 100 --rate 60/min',
     'cas serve keys list',
     'cas serve credits add 1 50',
@@ -22,8 +24,16 @@ export const serveServiceSpec = defineSpec({
   options: [
     { flags: '--host <host>', description: 'address to listen on', default: '127.0.0.1' },
     { flags: '--port <port>', description: 'port (0 picks a free one)', default: '8080' },
+    {
+      flags: '--database <url|file>',
+      description: 'store: a postgres:// URL (several instances) or a SQLite file (env CAS_DATABASE_URL; default DATA_DIR/cas.db)',
+    },
     { flags: '--db <file>', description: 'SQLite database file (default DATA_DIR/cas.db)' },
     { flags: '--data-dir <dir>', description: 'data folder (default ./cas-data or CAS_DATA_DIR)' },
+    {
+      flags: '--files-dir <dir>',
+      description: 'stored statement files, one folder for every instance (env CAS_FILES_DIR; default DATA_DIR/files)',
+    },
     { flags: '--sandbox-key <key>', description: 'sandbox key (default cas_sandbox_public_key or CAS_SANDBOX_KEY)' },
     { flags: '--allow-fetch-host <host...>', description: 'hosts pdf_url may reach even on private addresses (tests, intranets)' },
     {

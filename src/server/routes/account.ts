@@ -52,7 +52,7 @@ export const accountRoutes: Section = async (f, { app: { db } }) => {
             resets_at: null,
             enabled_features: BILLED,
           };
-        const k = balance(db, p.keyId);
+        const k = await balance(db, p.keyId);
         return {
           status: 'success' as const,
           used: k.used,
@@ -74,7 +74,7 @@ export const accountRoutes: Section = async (f, { app: { db } }) => {
         config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage' } },
       },
       async (req) => {
-        const logs = usageLogs(
+        const logs = await usageLogs(
           db,
           req.cas.principal!.keyId,
           bound(req.body.start_time, 'start'),
@@ -94,7 +94,12 @@ export const accountRoutes: Section = async (f, { app: { db } }) => {
         config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage_summary' } },
       },
       async (req) => {
-        const rows = usageByFeature(db, req.cas.principal!.keyId, bound(req.body.start_time, 'start'), bound(req.body.end_time, 'end'));
+        const rows = await usageByFeature(
+          db,
+          req.cas.principal!.keyId,
+          bound(req.body.start_time, 'start'),
+          bound(req.body.end_time, 'end'),
+        );
         const by = rows.map((r) => ({ feature: r.feature, credits: r.credits, requests: r.requests }));
         return {
           status: 'success' as const,
@@ -116,7 +121,7 @@ export const accountRoutes: Section = async (f, { app: { db } }) => {
         config: { meta: { feature: 'token', auth: 'key' } },
       },
       async (req) => {
-        const { token, expiresIn } = createAccessToken(db, req.cas.principal!.keyId, req.body.expiry_minutes ?? 60);
+        const { token, expiresIn } = await createAccessToken(db, req.cas.principal!.keyId, req.body.expiry_minutes ?? 60);
         return { status: 'success' as const, access_token: token, token_type: 'api_key' as const, expires_in: expiresIn };
       },
     ),
@@ -140,7 +145,7 @@ export const accountRoutes: Section = async (f, { app: { db } }) => {
         const self = req.cas.selfToken;
         const t = self ?? req.body.access_token ?? req.body.token;
         if (!t) throw new ApiError(400, 'give the token to check in access_token, or send the access token itself in x-api-key');
-        const found = findAccessToken(db, t);
+        const found = await findAccessToken(db, t);
         if (!found || (!self && found.keyId !== req.cas.principal!.keyId) || (self && found.keyId && (!found.key || found.key.revoked_at)))
           return { status: 'success' as const, valid: false, masked_api_key: null, error: 'unknown token' };
         const masked = found.key ? maskKey(found.key.prefix) : 'sandbox';

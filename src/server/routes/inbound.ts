@@ -76,8 +76,8 @@ const view = (r: InboundRow) =>
 export const inboundRoutes: Section = async (f, { app }) => {
   const { db, config } = app;
   const meta: RouteMeta = { feature: 'inbound_email', auth: 'v4', shape: 'inbound_email' };
-  const own = (req: FastifyRequest<{ Params: { inbound_email_id: string } }>): InboundRow => {
-    const r = ownInbound(db, req.params.inbound_email_id, req.cas.principal!.keyId);
+  const own = async (req: FastifyRequest<{ Params: { inbound_email_id: string } }>): Promise<InboundRow> => {
+    const r = await ownInbound(db, req.params.inbound_email_id, req.cas.principal!.keyId);
     if (!r) throw new ApiError(404, 'no such inbound email');
     return r;
   };
@@ -104,9 +104,9 @@ export const inboundRoutes: Section = async (f, { app }) => {
       }
       const id = `ie_${randomBytes(8).toString('hex')}`;
       const email = `${b.alias ?? id}@${config.mail.inboundDomain}`;
-      if (inboundAddressTaken(db, email)) throw new ApiError(400, `alias '${b.alias}' is taken`);
+      if (await inboundAddressTaken(db, email)) throw new ApiError(400, `alias '${b.alias}' is taken`);
       const secret = `whsec_${randomBytes(24).toString('base64url')}`;
-      const row = createInbound(db, {
+      const row = await createInbound(db, {
         id,
         keyId: req.cas.principal!.keyId,
         email,
@@ -136,7 +136,7 @@ export const inboundRoutes: Section = async (f, { app }) => {
     async (req) => {
       const limit = req.query.limit ?? 20;
       const offset = req.query.offset ?? 0;
-      const { rows, total } = listInbound(db, req.cas.principal!.keyId, req.query.status ?? 'all', limit, offset);
+      const { rows, total } = await listInbound(db, req.cas.principal!.keyId, req.query.status ?? 'all', limit, offset);
       return { status: 'success' as const, inbound_emails: rows.map(view), total, limit, offset };
     },
   );
@@ -147,7 +147,7 @@ export const inboundRoutes: Section = async (f, { app }) => {
       schema: { operationId: 'getInboundEmail', summary: 'One forwarding address', params: Id, response: { 200: S.InboundEmail } },
       config: { meta },
     },
-    async (req) => view(own(req)),
+    async (req) => view(await own(req)),
   );
 
   f.delete(
@@ -157,8 +157,8 @@ export const inboundRoutes: Section = async (f, { app }) => {
       config: { meta: { ...meta, shape: undefined } },
     },
     async (req) => {
-      const r = own(req);
-      setInboundStatus(db, r.id, 'deleted');
+      const r = await own(req);
+      await setInboundStatus(db, r.id, 'deleted');
       return { status: 'success' as const, msg: `${r.email} deleted; mail to it is refused from now on` };
     },
   );
@@ -179,10 +179,10 @@ export const inboundRoutes: Section = async (f, { app }) => {
         config: { meta },
       },
       async (req) => {
-        const r = own(req);
+        const r = await own(req);
         if (r.status !== from) throw new ApiError(400, `cannot ${action} an inbound email that is ${r.status}`);
-        setInboundStatus(db, r.id, to);
-        return view(inboundById(db, r.id)!);
+        await setInboundStatus(db, r.id, to);
+        return view((await inboundById(db, r.id))!);
       },
     );
   }
@@ -200,7 +200,7 @@ export const inboundRoutes: Section = async (f, { app }) => {
       config: { meta: { ...meta, shape: 'email_files' } },
     },
     async (req) => {
-      const r = own(req);
+      const r = await own(req);
       const q = req.query;
       const limit = q.limit ?? 50;
       let after = 0;
@@ -212,14 +212,14 @@ export const inboundRoutes: Section = async (f, { app }) => {
       // The hosted API's polling: `since` is exclusive and the cursor is the last file's `received_at`
       // (pass it back as `since`); ours: `since` inclusive, an opaque `cursor` for the next page.
       const hosted = req.cas.names === 'real' && q.cursor === undefined;
-      const rows = inboundFiles(db, r.id, after, since, hosted, limit + 1);
+      const rows = await inboundFiles(db, r.id, after, since, hosted, limit + 1);
       let page = rows.slice(0, limit);
       if (hosted && rows.length > limit && page[page.length - 1].received_at === rows[limit].received_at) {
         // A `received_at` cursor must not split files received in the same instant (the attachments
         // of one email): end the page before them, or, when they are all it holds, return all of them.
         const tie = rows[limit].received_at;
         const before = page.filter((x) => x.received_at !== tie);
-        page = before.length ? before : inboundFilesAt(db, r.id, tie);
+        page = before.length ? before : await inboundFilesAt(db, r.id, tie);
       }
       const ttl = config.mail.linkTtlSeconds ?? (r.callback_url ? 172800 : 1800);
       const files = page.map((x) => fileView(app, baseUrl(app), x as never, ttl, req.cas.names));

@@ -88,12 +88,12 @@ export const inboxRoutes: Section = async (f, { app }) => {
   const g = config.gmail;
   const callbackUrl = (): string => `${baseUrl(app)}/v4/inbox/callback`;
   /** The connection named by the x-inbox-token header, when it is this key's. */
-  const connection = (req: FastifyRequest): Connection => {
+  const connection = async (req: FastifyRequest): Promise<Connection> => {
     const raw = req.headers['x-inbox-token'];
     if (typeof raw !== 'string' || !raw) throw reconnect('missing inbox token: send it in the x-inbox-token header');
     const t = open<{ cid: string }>(db, raw.trim());
     if (!t) throw reconnect('invalid inbox token');
-    const conn = connectionById(db, t.cid);
+    const conn = await connectionById(db, t.cid);
     if (!conn || conn.key_id !== req.cas.principal!.keyId) throw reconnect('this inbox token belongs to another key');
     return conn;
   };
@@ -102,7 +102,7 @@ export const inboxRoutes: Section = async (f, { app }) => {
     const cred = conn.credentials ? open<Record<string, unknown>>(db, conn.credentials, 'cred_') : null;
     if (!cred) throw new ReconnectError('the mailbox credentials are gone; reconnect it');
     if (conn.provider === 'imap') return new ImapConnector(cred as unknown as ImapCredentials);
-    const stored = (c: GmailCredentials): void => storeCredentials(db, conn.id, c);
+    const stored = (c: GmailCredentials): Promise<void> => storeCredentials(db, conn.id, c);
     return new GmailConnector(g, cred as unknown as GmailCredentials, stored);
   };
 
@@ -140,14 +140,14 @@ export const inboxRoutes: Section = async (f, { app }) => {
           status: 'success' as const,
           provider: 'imap' as const,
           email: c.user,
-          inbox_token: createConnection(db, keyId, 'imap', c.user, c),
+          inbox_token: await createConnection(db, keyId, 'imap', c.user, c),
         };
       }
       // Without an OAuth client no consent can succeed: say so now rather than leave the caller waiting.
       if (!req.cas.principal!.sandbox && !g.clientId) throw notConfigured('gmail');
       const state = randomBytes(16).toString('base64url');
       const { verifier, challenge } = pkce();
-      createOAuthState(db, { state, keyId, verifier, redirectUri: b.redirect_uri!, clientState: b.state ?? null, ttlMs: 600_000 });
+      await createOAuthState(db, { state, keyId, verifier, redirectUri: b.redirect_uri!, clientState: b.state ?? null, ttlMs: 600_000 });
       if (req.cas.principal!.sandbox)
         return { status: 'success', oauth_url: `${callbackUrl()}?code=sandbox&state=${state}`, provider: 'gmail', expires_in: 600 };
       const q = new URLSearchParams({
@@ -176,7 +176,7 @@ export const inboxRoutes: Section = async (f, { app }) => {
     },
     async (req, reply) => {
       // A state is taken once: a replayed callback finds none.
-      const s = takeOAuthState(db, req.query.state ?? '');
+      const s = await takeOAuthState(db, req.query.state ?? '');
       if (!s) throw new ApiError(400, 'unknown or expired state');
       const q = req.query;
       const back = (params: Record<string, string>) => {
@@ -186,7 +186,7 @@ export const inboxRoutes: Section = async (f, { app }) => {
       };
       if (q.error || !q.code) return back({ error: q.error ?? 'no code' });
       if (s.key_id === 0 && q.code === 'sandbox')
-        return back({ inbox_token: createConnection(db, 0, 'sandbox', 'sandbox@example.com', null) });
+        return back({ inbox_token: await createConnection(db, 0, 'sandbox', 'sandbox@example.com', null) });
       try {
         const tok = await gmailToken(g, {
           grant_type: 'authorization_code',
@@ -201,7 +201,7 @@ export const inboxRoutes: Section = async (f, { app }) => {
         });
         const profile = (await pr.json().catch(() => ({}))) as { emailAddress?: string };
         if (!pr.ok || !profile.emailAddress) return back({ error: 'could not read the mailbox address' });
-        return back({ inbox_token: createConnection(db, s.key_id, 'gmail', profile.emailAddress, tok.creds) });
+        return back({ inbox_token: await createConnection(db, s.key_id, 'gmail', profile.emailAddress, tok.creds) });
       } catch {
         return back({ error: 'the mail provider could not be reached' });
       }
@@ -220,7 +220,7 @@ export const inboxRoutes: Section = async (f, { app }) => {
       config: { meta: { feature: 'inbox_status', auth: 'v4', shape: 'inbox_status' } },
     },
     async (req) => {
-      const conn = connection(req);
+      const conn = await connection(req);
       return { status: 'success', connected: conn.status === 'active', provider: conn.provider, email: conn.email };
     },
   );
@@ -238,7 +238,7 @@ export const inboxRoutes: Section = async (f, { app }) => {
       config: { meta: { feature: 'inbox_search', auth: 'v4', shape: 'email_files', request: 'inbox_search' } },
     },
     async (req) => {
-      const conn = connection(req);
+      const conn = await connection(req);
       if (conn.status !== 'active') throw reconnect('mailbox access was revoked; connect the mailbox again');
       const b = req.body;
       const today = new Date().toISOString().slice(0, 10);
@@ -256,7 +256,7 @@ export const inboxRoutes: Section = async (f, { app }) => {
       } catch (err) {
         if (err instanceof ApiError) throw err;
         if (err instanceof ReconnectError) {
-          revokeConnection(db, conn.id);
+          await revokeConnection(db, conn.id);
           throw reconnect(err.message);
         }
         throw new ApiError(502, 'the mailbox could not be searched; try again later');
@@ -289,7 +289,7 @@ export const inboxRoutes: Section = async (f, { app }) => {
       config: { meta: { feature: 'inbox_disconnect', auth: 'v4' } },
     },
     async (req) => {
-      const conn = connection(req);
+      const conn = await connection(req);
       if (conn.status === 'active') {
         try {
           const c = connectorFor(conn);
@@ -297,7 +297,7 @@ export const inboxRoutes: Section = async (f, { app }) => {
         } catch {
           /* revoking at the provider is best effort; our copy is deleted below */
         }
-        revokeConnection(db, conn.id);
+        await revokeConnection(db, conn.id);
       }
       return { status: 'success' as const, msg: `access to ${conn.email} revoked; the stored credentials are deleted` };
     },

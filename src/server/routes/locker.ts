@@ -65,7 +65,7 @@ export const lockerRoutes: Section = async (f, { app }) => {
       const id = `lk_${randomBytes(12).toString('hex')}`;
       const state = randomBytes(16).toString('base64url');
       const { verifier, challenge } = pkce();
-      createLockerSession(db, {
+      await createLockerSession(db, {
         id,
         keyId: req.cas.principal!.keyId,
         state,
@@ -101,7 +101,7 @@ export const lockerRoutes: Section = async (f, { app }) => {
     },
     async (req, reply) => {
       const q = req.query;
-      const s = q.state ? lockerSessionByState(db, q.state) : undefined;
+      const s = q.state ? await lockerSessionByState(db, q.state) : undefined;
       if (!s) throw new ApiError(400, 'unknown or missing state');
       const back = (status: string, extra: Record<string, string> = {}) => {
         const u = new URL(s.redirect_url);
@@ -116,11 +116,11 @@ export const lockerRoutes: Section = async (f, { app }) => {
       if (s.status !== 'pending' || Date.parse(s.expires_at) <= Date.now())
         throw new ApiError(400, 'this locker session is no longer waiting for consent');
       if (q.error || !q.code) {
-        setLockerStatus(db, s.id, 'failed');
+        await setLockerStatus(db, s.id, 'failed');
         return back('error', { error: q.error ?? 'no code' });
       }
       if (s.key_id === 0 && q.code === 'sandbox') {
-        setLockerStatus(db, s.id, 'authorized', 'sandbox');
+        await setLockerStatus(db, s.id, 'authorized', 'sandbox');
         return back('success');
       }
       try {
@@ -139,13 +139,13 @@ export const lockerRoutes: Section = async (f, { app }) => {
         });
         const json = (await res.json().catch(() => ({}))) as { access_token?: string; error?: string };
         if (!res.ok || !json.access_token) {
-          setLockerStatus(db, s.id, 'failed');
+          await setLockerStatus(db, s.id, 'failed');
           return back('error', { error: json.error ?? `token exchange failed (HTTP ${res.status})` });
         }
-        setLockerStatus(db, s.id, 'authorized', json.access_token);
+        await setLockerStatus(db, s.id, 'authorized', json.access_token);
         return back('success');
       } catch {
-        setLockerStatus(db, s.id, 'failed');
+        await setLockerStatus(db, s.id, 'failed');
         return back('error', { error: 'the locker could not be reached' });
       }
     },
@@ -167,7 +167,7 @@ export const lockerRoutes: Section = async (f, { app }) => {
     },
     async (req) => {
       const { session_id } = req.params;
-      const s = ownLockerSession(db, session_id, req.cas.principal!.keyId);
+      const s = await ownLockerSession(db, session_id, req.cas.principal!.keyId);
       if (!s) throw new ApiError(404, 'no such locker session');
       if (s.status === 'pending') throw new ApiError(400, 'the user has not given consent in the locker yet');
       if (s.status !== 'authorized') throw new ApiError(400, 'the locker consent failed or was refused; start a new session');

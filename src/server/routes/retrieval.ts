@@ -14,7 +14,7 @@ import { ApiError, type DepositoryFetchProvider, type MailbackProvider, type Sec
 import { baseUrl } from '../files.js';
 import { notConfigured, SandboxFetchProvider, SandboxMailbackProvider, UpstreamError } from '../providers.js';
 import { sandboxManifest } from '../sandbox.js';
-import { createFetchSession, ownFetchSession, setFetchState } from '../store/sessions.js';
+import { claimFetchSession, createFetchSession, expireFetchSession, finishFetchSession, ownFetchSession } from '../store/sessions.js';
 
 const today = (): string => new Date().toISOString().slice(0, 10);
 const pastDate = S.IsoDate.refine((d) => d < today() && d >= '1900-01-01', 'must be a real date in the past');
@@ -87,7 +87,7 @@ export const retrievalRoutes: Section = async (f, { app }) => {
       const provider = fetchProvider(req);
       if (!provider) throw notConfigured('fetch');
       const { ref } = await upstream(() => provider.start(req.body));
-      const id = createFetchSession(db, {
+      const id = await createFetchSession(db, {
         keyId: req.cas.principal!.keyId,
         provider: provider.name,
         ref,
@@ -111,10 +111,10 @@ export const retrievalRoutes: Section = async (f, { app }) => {
       config: { meta: { feature: 'fetch', auth: 'v4' }, doc: { realIds: ['cdslFetchVerifyOTP'] } },
     },
     async (req) => {
-      const s = ownFetchSession(db, req.params.session_id, req.cas.principal!.keyId);
+      const s = await ownFetchSession(db, req.params.session_id, req.cas.principal!.keyId);
       if (!s) throw new ApiError(404, 'no such fetch session');
       if (s.state === 'otp_sent' && Date.parse(s.expires_at) <= Date.now()) {
-        setFetchState(db, s.id, 'expired', s.attempts);
+        await expireFetchSession(db, s.id);
         s.state = 'expired';
       }
       if (s.state === 'expired') throw new ApiError(400, 'this fetch session has expired; start a new one');
@@ -122,11 +122,19 @@ export const retrievalRoutes: Section = async (f, { app }) => {
       if (s.state === 'verified') throw new ApiError(400, 'this fetch session was already used; start a new one');
       const provider = s.provider === 'sandbox' ? sandboxFetch : app.providers.fetch;
       if (!provider) throw notConfigured('fetch');
-      const result = await upstream(() => provider.verify(s.upstream_ref, req.body.otp, req.body.num_periods));
+      // One verification at a time per session, whichever instance it reaches.
+      if (!(await claimFetchSession(db, s.id)))
+        throw new ApiError(409, 'this fetch session is being verified by another request; retry in a moment');
+      let result: Awaited<ReturnType<DepositoryFetchProvider['verify']>>;
+      try {
+        result = await upstream(() => provider.verify(s.upstream_ref, req.body.otp, req.body.num_periods));
+      } catch (err) {
+        await finishFetchSession(db, s.id, 'released', config.maxOtpAttempts);
+        throw err;
+      }
       if ('wrongOtp' in result) {
-        const attempts = s.attempts + 1;
+        const attempts = await finishFetchSession(db, s.id, 'wrong', config.maxOtpAttempts);
         const left = config.maxOtpAttempts - attempts;
-        setFetchState(db, s.id, left > 0 ? 'otp_sent' : 'locked', attempts);
         throw new ApiError(
           400,
           left > 0
@@ -134,7 +142,7 @@ export const retrievalRoutes: Section = async (f, { app }) => {
             : 'incorrect OTP; no attempts left, the session is locked',
         );
       }
-      setFetchState(db, s.id, 'verified', s.attempts);
+      await finishFetchSession(db, s.id, 'verified', config.maxOtpAttempts);
       const base = baseUrl(app);
       const files = [];
       for (const file of result.files) {

@@ -43,7 +43,7 @@ export const verificationRoutes: Section = async (f, { app }) => {
           );
       }
       if (!registration_number?.trim() && !category) throw new ApiError(400, 'type is required with name');
-      const r = verify(app.db, { registration_number: registration_number?.trim() || undefined, name, type: category });
+      const r = await verify(app.db, { registration_number: registration_number?.trim() || undefined, name, type: category });
       if ('error' in r) throw new ApiError(422, r.error);
       req.cas.success = r.verified;
       return r as never;

@@ -2,7 +2,7 @@
  * Forwarding addresses (inbound email) and the files received on them. Status: active <-> paused;
  * active | paused -> deleted (soft delete, final, excluded from lists).
  */
-import { stmt, type DB } from '../db.js';
+import type { Db } from '../db.js';
 import { sealWebhookSecret } from '../secrets.js';
 
 export interface InboundRow {
@@ -22,12 +22,12 @@ export interface InboundFileRow {
   received_at: string;
 }
 
-export function inboundAddressTaken(db: DB, email: string): boolean {
-  return Boolean(stmt(db, 'SELECT 1 FROM inbound_emails WHERE lower(email) = lower(?)').get(email));
+export async function inboundAddressTaken(db: Db, email: string): Promise<boolean> {
+  return Boolean(await db.get('SELECT 1 FROM inbound_emails WHERE lower(email) = lower(?)', email));
 }
 
-export function createInbound(
-  db: DB,
+export async function createInbound(
+  db: Db,
   r: {
     id: string;
     keyId: number;
@@ -38,12 +38,10 @@ export function createInbound(
     metadata: Record<string, string>;
     secret: string;
   },
-): InboundRow {
+): Promise<InboundRow> {
   const now = new Date().toISOString();
-  stmt(
-    db,
+  await db.run(
     'INSERT INTO inbound_emails (id, key_id, email, reference, callback_url, allowed_sources, metadata, webhook_secret, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  ).run(
     r.id,
     r.keyId,
     r.email,
@@ -56,53 +54,65 @@ export function createInbound(
     now,
     now,
   );
-  return inboundById(db, r.id)!;
+  return (await inboundById(db, r.id))!;
 }
 
-export function inboundById(db: DB, id: string): InboundRow | undefined {
-  return stmt(db, 'SELECT * FROM inbound_emails WHERE id = ?').get(id) as InboundRow | undefined;
+export async function inboundById(db: Db, id: string): Promise<InboundRow | undefined> {
+  return (await db.get('SELECT * FROM inbound_emails WHERE id = ?', id)) as InboundRow | undefined;
 }
 
 /** A live (not deleted) address of this key. */
-export function ownInbound(db: DB, id: string, keyId: number): InboundRow | undefined {
-  const r = stmt(db, "SELECT * FROM inbound_emails WHERE id = ? AND status != 'deleted'").get(id) as InboundRow | undefined;
+export async function ownInbound(db: Db, id: string, keyId: number): Promise<InboundRow | undefined> {
+  const r = (await db.get("SELECT * FROM inbound_emails WHERE id = ? AND status != 'deleted'", id)) as InboundRow | undefined;
   return r && r.key_id === keyId ? r : undefined;
 }
 
-export function listInbound(
-  db: DB,
+export async function listInbound(
+  db: Db,
   keyId: number,
   status: 'active' | 'paused' | 'all',
   limit: number,
   offset: number,
-): { rows: InboundRow[]; total: number } {
+): Promise<{ rows: InboundRow[]; total: number }> {
   const where = status === 'all' ? "status != 'deleted'" : 'status = ?';
   const args = status === 'all' ? [keyId] : [keyId, status];
-  const total = (stmt(db, `SELECT COUNT(*) AS n FROM inbound_emails WHERE key_id = ? AND ${where}`).get(...args) as { n: number }).n;
-  const rows = stmt(db, `SELECT * FROM inbound_emails WHERE key_id = ? AND ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`).all(
+  const total = ((await db.get(`SELECT COUNT(*) AS n FROM inbound_emails WHERE key_id = ? AND ${where}`, ...args)) as { n: number }).n;
+  const rows = (await db.all(
+    `SELECT * FROM inbound_emails WHERE key_id = ? AND ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`,
     ...args,
     limit,
     offset,
-  ) as InboundRow[];
+  )) as InboundRow[];
   return { rows, total };
 }
 
-export function setInboundStatus(db: DB, id: string, status: 'active' | 'paused' | 'deleted'): void {
-  stmt(db, 'UPDATE inbound_emails SET status = ?, updated_at = ? WHERE id = ?').run(status, new Date().toISOString(), id);
+export async function setInboundStatus(db: Db, id: string, status: 'active' | 'paused' | 'deleted'): Promise<void> {
+  await db.run('UPDATE inbound_emails SET status = ?, updated_at = ? WHERE id = ?', status, new Date().toISOString(), id);
 }
 
 /** Up to `limit` files after row id `after`, received at or after (`exclusive`: after) `since`. */
-export function inboundFiles(db: DB, inboundId: string, after: number, since: string, exclusive: boolean, limit: number): InboundFileRow[] {
-  return stmt(
-    db,
+export async function inboundFiles(
+  db: Db,
+  inboundId: string,
+  after: number,
+  since: string,
+  exclusive: boolean,
+  limit: number,
+): Promise<InboundFileRow[]> {
+  return (await db.all(
     `SELECT * FROM inbound_files WHERE inbound_email_id = ? AND id > ? AND received_at ${exclusive ? '>' : '>='} ? ORDER BY id LIMIT ?`,
-  ).all(inboundId, after, since, limit) as InboundFileRow[];
+    inboundId,
+    after,
+    since,
+    limit,
+  )) as InboundFileRow[];
 }
 
 /** All files received in one instant (the attachments of one email). */
-export function inboundFilesAt(db: DB, inboundId: string, receivedAt: string): InboundFileRow[] {
-  return stmt(db, 'SELECT * FROM inbound_files WHERE inbound_email_id = ? AND received_at = ? ORDER BY id').all(
+export async function inboundFilesAt(db: Db, inboundId: string, receivedAt: string): Promise<InboundFileRow[]> {
+  return (await db.all(
+    'SELECT * FROM inbound_files WHERE inbound_email_id = ? AND received_at = ? ORDER BY id',
     inboundId,
     receivedAt,
-  ) as InboundFileRow[];
+  )) as InboundFileRow[];
 }

@@ -1,6 +1,6 @@
 /** Connected mailboxes (active -> revoked) and their pending OAuth states; credentials are sealed. */
 import { randomBytes } from 'node:crypto';
-import { stmt, type DB } from '../db.js';
+import type { Db } from '../db.js';
 import { seal } from '../inbox.js';
 
 export interface Connection {
@@ -21,9 +21,10 @@ export interface OAuthState {
 }
 
 /** Store a connection; returns the inbox token that names it. */
-export function createConnection(db: DB, keyId: number, provider: string, email: string, credentials: unknown): string {
+export async function createConnection(db: Db, keyId: number, provider: string, email: string, credentials: unknown): Promise<string> {
   const id = `mbx_${randomBytes(10).toString('hex')}`;
-  stmt(db, 'INSERT INTO inbox_connections (id, key_id, provider, email, credentials, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+  await db.run(
+    'INSERT INTO inbox_connections (id, key_id, provider, email, credentials, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     id,
     keyId,
     provider,
@@ -35,36 +36,43 @@ export function createConnection(db: DB, keyId: number, provider: string, email:
   return seal(db, { cid: id, provider, email });
 }
 
-export function connectionById(db: DB, id: string): Connection | undefined {
-  return stmt(db, 'SELECT * FROM inbox_connections WHERE id = ?').get(id) as Connection | undefined;
+export async function connectionById(db: Db, id: string): Promise<Connection | undefined> {
+  return (await db.get('SELECT * FROM inbox_connections WHERE id = ?', id)) as Connection | undefined;
 }
 
 /** Replace the stored (refreshed) credentials of an active connection. */
-export function storeCredentials(db: DB, id: string, credentials: unknown): void {
-  stmt(db, "UPDATE inbox_connections SET credentials = ? WHERE id = ? AND status = 'active'").run(seal(db, credentials, 'cred_'), id);
+export async function storeCredentials(db: Db, id: string, credentials: unknown): Promise<void> {
+  await db.run("UPDATE inbox_connections SET credentials = ? WHERE id = ? AND status = 'active'", seal(db, credentials, 'cred_'), id);
 }
 
-export function revokeConnection(db: DB, id: string): void {
-  stmt(db, "UPDATE inbox_connections SET status = 'revoked', credentials = NULL, revoked_at = ? WHERE id = ?").run(
+export async function revokeConnection(db: Db, id: string): Promise<void> {
+  await db.run(
+    "UPDATE inbox_connections SET status = 'revoked', credentials = NULL, revoked_at = ? WHERE id = ?",
     new Date().toISOString(),
     id,
   );
 }
 
-export function createOAuthState(
-  db: DB,
+export async function createOAuthState(
+  db: Db,
   s: { state: string; keyId: number; verifier: string; redirectUri: string; clientState: string | null; ttlMs: number },
-): void {
-  stmt(
-    db,
+): Promise<void> {
+  await db.run(
     'INSERT INTO inbox_oauth_states (state, key_id, provider, code_verifier, redirect_uri, client_state, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  ).run(s.state, s.keyId, 'gmail', s.verifier, s.redirectUri, s.clientState, new Date(Date.now() + s.ttlMs).toISOString());
+    s.state,
+    s.keyId,
+    'gmail',
+    s.verifier,
+    s.redirectUri,
+    s.clientState,
+    new Date(Date.now() + s.ttlMs).toISOString(),
+  );
 }
 
 /** Take (read and delete) a pending OAuth state; undefined when unknown or expired. */
-export function takeOAuthState(db: DB, state: string): OAuthState | undefined {
-  const s = stmt(db, 'SELECT * FROM inbox_oauth_states WHERE state = ?').get(state) as OAuthState | undefined;
+export async function takeOAuthState(db: Db, state: string): Promise<OAuthState | undefined> {
+  const s = (await db.get('SELECT * FROM inbox_oauth_states WHERE state = ?', state)) as OAuthState | undefined;
   if (!s || Date.parse(s.expires_at) <= Date.now()) return undefined;
-  stmt(db, 'DELETE FROM inbox_oauth_states WHERE state = ?').run(s.state);
+  await db.run('DELETE FROM inbox_oauth_states WHERE state = ?', s.state);
   return s;
 }

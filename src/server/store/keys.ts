@@ -1,6 +1,6 @@
 /** API keys and access tokens: shown once, stored only as SHA-256 hashes, compared in constant time. */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { fromMilli, stmt, toMilli, type DB } from '../db.js';
+import { fromMilli, toMilli, type Queries } from '../db.js';
 
 export interface KeyRow {
   id: number;
@@ -26,15 +26,13 @@ export function sameHash(a: string, b: string): boolean {
 
 const token = (prefix: string, bytes = 24): string => `${prefix}${randomBytes(bytes).toString('base64url')}`;
 
-export function createKey(
-  db: DB,
+export async function createKey(
+  db: Queries,
   opts: { credits?: number; unlimited?: boolean; rate?: number | null; name?: string | null },
-): { key: string; row: KeyRow } {
+): Promise<{ key: string; row: KeyRow }> {
   const key = token('cas_live_');
-  const info = stmt(
-    db,
-    'INSERT INTO api_keys (key_hash, prefix, name, credits_milli, unlimited, rate_per_min, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  ).run(
+  const row = await db.get<KeyRow>(
+    'INSERT INTO api_keys (key_hash, prefix, name, credits_milli, unlimited, rate_per_min, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
     hash(key),
     key.slice(0, 13),
     opts.name ?? null,
@@ -43,27 +41,29 @@ export function createKey(
     opts.rate ?? null,
     new Date().toISOString(),
   );
-  return { key, row: stmt(db, 'SELECT * FROM api_keys WHERE id = ?').get(info.lastInsertRowid) as KeyRow };
+  return { key, row: row! };
 }
 
-export function findKey(db: DB, secret: string): KeyRow | undefined {
+export async function findKey(db: Queries, secret: string): Promise<KeyRow | undefined> {
   const h = hash(secret);
-  const row = stmt(db, 'SELECT * FROM api_keys WHERE key_hash = ?').get(h) as KeyRow | undefined;
+  const row = await db.get<KeyRow>('SELECT * FROM api_keys WHERE key_hash = ?', h);
   return row && sameHash(row.key_hash, h) ? row : undefined;
 }
 
-export function listKeys(db: DB): {
-  id: number;
-  prefix: string;
-  name: string | null;
-  credits: number | null;
-  used: number;
-  unlimited: boolean;
-  rate_per_min: number | null;
-  revoked: boolean;
-  created_at: string;
-}[] {
-  return (stmt(db, 'SELECT * FROM api_keys ORDER BY id').all() as KeyRow[]).map((r) => ({
+export async function listKeys(db: Queries): Promise<
+  {
+    id: number;
+    prefix: string;
+    name: string | null;
+    credits: number | null;
+    used: number;
+    unlimited: boolean;
+    rate_per_min: number | null;
+    revoked: boolean;
+    created_at: string;
+  }[]
+> {
+  return (await db.all<KeyRow>('SELECT * FROM api_keys ORDER BY id')).map((r) => ({
     id: r.id,
     prefix: `${r.prefix}...`,
     name: r.name,
@@ -76,20 +76,24 @@ export function listKeys(db: DB): {
   }));
 }
 
-export function revokeKey(db: DB, id: number): boolean {
-  return stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(new Date().toISOString(), id).changes === 1;
+export async function revokeKey(db: Queries, id: number): Promise<boolean> {
+  return (await db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', new Date().toISOString(), id)) === 1;
 }
 
-export function addCredits(db: DB, id: number, credits: number): number | null {
-  const r = stmt(db, 'UPDATE api_keys SET credits_milli = credits_milli + ? WHERE id = ?').run(toMilli(credits), id);
-  if (!r.changes) return null;
-  return fromMilli((stmt(db, 'SELECT credits_milli FROM api_keys WHERE id = ?').get(id) as { credits_milli: number }).credits_milli);
+export async function addCredits(db: Queries, id: number, credits: number): Promise<number | null> {
+  const r = await db.get<{ credits_milli: number }>(
+    'UPDATE api_keys SET credits_milli = credits_milli + ? WHERE id = ? RETURNING credits_milli',
+    toMilli(credits),
+    id,
+  );
+  return r ? fromMilli(r.credits_milli) : null;
 }
 
-export function createAccessToken(db: DB, keyId: number, minutes: number): { token: string; expiresIn: number } {
+export async function createAccessToken(db: Queries, keyId: number, minutes: number): Promise<{ token: string; expiresIn: number }> {
   const t = token('at_');
   const now = Date.now();
-  stmt(db, 'INSERT INTO access_tokens (token_hash, key_id, expires_at, created_at) VALUES (?, ?, ?, ?)').run(
+  await db.run(
+    'INSERT INTO access_tokens (token_hash, key_id, expires_at, created_at) VALUES (?, ?, ?, ?)',
     hash(t),
     keyId,
     new Date(now + minutes * 60_000).toISOString(),
@@ -99,12 +103,17 @@ export function createAccessToken(db: DB, keyId: number, minutes: number): { tok
 }
 
 /** An access token's key (null for the sandbox key, id 0) and whether it has expired. */
-export function findAccessToken(db: DB, t: string): { keyId: number; key: KeyRow | null; expired: boolean } | undefined {
+export async function findAccessToken(
+  db: Queries,
+  t: string,
+): Promise<{ keyId: number; key: KeyRow | null; expired: boolean } | undefined> {
   const h = hash(t);
-  const row = stmt(db, 'SELECT token_hash, key_id, expires_at FROM access_tokens WHERE token_hash = ?').get(h) as
-    { token_hash: string; key_id: number; expires_at: string } | undefined;
+  const row = await db.get<{ token_hash: string; key_id: number; expires_at: string }>(
+    'SELECT token_hash, key_id, expires_at FROM access_tokens WHERE token_hash = ?',
+    h,
+  );
   if (!row || !sameHash(row.token_hash, h)) return undefined;
-  const key = row.key_id ? ((stmt(db, 'SELECT * FROM api_keys WHERE id = ?').get(row.key_id) as KeyRow | undefined) ?? null) : null;
+  const key = row.key_id ? ((await db.get<KeyRow>('SELECT * FROM api_keys WHERE id = ?', row.key_id)) ?? null) : null;
   return { keyId: row.key_id, key, expired: Date.parse(row.expires_at) <= Date.now() };
 }
 

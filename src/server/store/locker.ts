@@ -1,5 +1,5 @@
 /** Document-locker consent sessions: pending -> authorized | failed; unauthorized ones expire after 10 minutes. */
-import { stmt, type DB } from '../db.js';
+import type { Db } from '../db.js';
 
 export interface LockerSession {
   id: string;
@@ -15,8 +15,8 @@ export interface LockerSession {
   expires_at: string;
 }
 
-export function createLockerSession(
-  db: DB,
+export async function createLockerSession(
+  db: Db,
   s: {
     id: string;
     keyId: number;
@@ -27,12 +27,10 @@ export function createLockerSession(
     documents: string[];
     ttlMs: number;
   },
-): void {
+): Promise<void> {
   const now = new Date();
-  stmt(
-    db,
+  await db.run(
     'INSERT INTO locker_sessions (id, key_id, state, code_verifier, redirect_url, purpose, documents, status, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  ).run(
     s.id,
     s.keyId,
     s.state,
@@ -46,18 +44,19 @@ export function createLockerSession(
   );
 }
 
-export function lockerSessionByState(db: DB, state: string): LockerSession | undefined {
-  return stmt(db, 'SELECT * FROM locker_sessions WHERE state = ?').get(state) as LockerSession | undefined;
+export async function lockerSessionByState(db: Db, state: string): Promise<LockerSession | undefined> {
+  return (await db.get('SELECT * FROM locker_sessions WHERE state = ?', state)) as LockerSession | undefined;
 }
 
 /** The session, when it belongs to this key. */
-export function ownLockerSession(db: DB, id: string, keyId: number): LockerSession | undefined {
-  const s = stmt(db, 'SELECT * FROM locker_sessions WHERE id = ?').get(id) as LockerSession | undefined;
+export async function ownLockerSession(db: Db, id: string, keyId: number): Promise<LockerSession | undefined> {
+  const s = (await db.get('SELECT * FROM locker_sessions WHERE id = ?', id)) as LockerSession | undefined;
   return s && s.key_id === keyId ? s : undefined;
 }
 
-export function setLockerStatus(db: DB, id: string, status: 'authorized' | 'failed', token: string | null = null): void {
-  stmt(db, 'UPDATE locker_sessions SET status = ?, access_token = ?, consented_at = ? WHERE id = ?').run(
+export async function setLockerStatus(db: Db, id: string, status: 'authorized' | 'failed', token: string | null = null): Promise<void> {
+  await db.run(
+    'UPDATE locker_sessions SET status = ?, access_token = ?, consented_at = ? WHERE id = ?',
     status,
     token,
     status === 'authorized' ? new Date().toISOString() : null,

@@ -1,73 +1,110 @@
-/** Credits and the usage log: reservations, refunds, balances, and the account endpoints' reads. */
-import { fromMilli, stmt, toMilli, type DB } from '../db.js';
+/** Credits and the usage log: reservations, refunds, balances, rate limits, and the account endpoints' reads. */
+import { fromMilli, toMilli, type Db, type Queries } from '../db.js';
 import type { KeyRow } from './keys.js';
 import type { Feature } from '../billing.js';
 
 /**
- * Take `credits` from a key atomically and record the reservation (in the same transaction), so
- * that credits held by a request a crash cut short are returned at the next start (`reconcile`).
- * Returns the reservation's id (0 when nothing is charged), or null when the key has too few credits
- * (a key is never overdrawn).
+ * Take `credits` from a key atomically (one conditional UPDATE: concurrent requests on any number of
+ * instances can never overdraw it) and record the reservation with the instance holding it, in the
+ * same transaction, so that credits held by a request a crash cut short are returned (`reconcile`,
+ * `reapInstances`). Returns the reservation's id (0 when nothing is charged), or null when the key
+ * has too few credits.
  */
-export function reserve(db: DB, key: KeyRow, credits: number): number | null {
+export async function reserve(db: Queries, key: KeyRow, credits: number, instanceId: string): Promise<number | null> {
   const milli = toMilli(credits);
   if (!milli) return 0;
-  return db.transaction((): number | null => {
+  return db.tx(async (q): Promise<number | null> => {
     const taken = key.unlimited
-      ? stmt(db, 'UPDATE api_keys SET used_milli = used_milli + ? WHERE id = ?').run(milli, key.id).changes === 1
-      : stmt(
-          db,
+      ? (await q.run('UPDATE api_keys SET used_milli = used_milli + ? WHERE id = ?', milli, key.id)) === 1
+      : (await q.run(
           'UPDATE api_keys SET credits_milli = credits_milli - ?, used_milli = used_milli + ? WHERE id = ? AND credits_milli >= ?',
-        ).run(milli, milli, key.id, milli).changes === 1;
+          milli,
+          milli,
+          key.id,
+          milli,
+        )) === 1;
     if (!taken) return null;
-    return Number(
-      stmt(db, 'INSERT INTO credit_reservations (key_id, milli, unlimited, created_at) VALUES (?, ?, ?, ?)').run(
-        key.id,
-        milli,
-        key.unlimited ? 1 : 0,
-        new Date().toISOString(),
-      ).lastInsertRowid,
+    const r = await q.get<{ id: number }>(
+      'INSERT INTO credit_reservations (key_id, milli, unlimited, created_at, instance_id) VALUES (?, ?, ?, ?, ?) RETURNING id',
+      key.id,
+      milli,
+      key.unlimited ? 1 : 0,
+      new Date().toISOString(),
+      instanceId,
     );
-  })();
+    return Number(r!.id);
+  });
 }
 
 /** End a reservation: the charge is kept (`refund` false) or given back; either way once. */
-export function release(db: DB, id: number, refund: boolean): void {
+export async function release(db: Queries, id: number, refund: boolean): Promise<void> {
   if (!id) return;
-  db.transaction(() => {
-    const r = stmt(db, 'SELECT key_id, milli, unlimited FROM credit_reservations WHERE id = ?').get(id) as
-      { key_id: number; milli: number; unlimited: number } | undefined;
-    if (!r) return;
-    stmt(db, 'DELETE FROM credit_reservations WHERE id = ?').run(id);
-    if (refund)
-      stmt(
-        db,
-        `UPDATE api_keys SET ${r.unlimited ? '' : 'credits_milli = credits_milli + ?, '}used_milli = used_milli - ? WHERE id = ?`,
-      ).run(...(r.unlimited ? [r.milli, r.key_id] : [r.milli, r.milli, r.key_id]));
-  })();
+  await db.tx(async (q) => {
+    // Deleting first is the claim: of two instances settling one reservation, one deletes it.
+    const r = await q.get<{ key_id: number; milli: number; unlimited: number }>(
+      'DELETE FROM credit_reservations WHERE id = ? RETURNING key_id, milli, unlimited',
+      id,
+    );
+    if (!r || !refund) return;
+    if (r.unlimited) await q.run('UPDATE api_keys SET used_milli = used_milli - ? WHERE id = ?', r.milli, r.key_id);
+    else
+      await q.run(
+        'UPDATE api_keys SET credits_milli = credits_milli + ?, used_milli = used_milli - ? WHERE id = ?',
+        r.milli,
+        r.milli,
+        r.key_id,
+      );
+  });
 }
 
-/** At start-up (one server per database): refund every reservation a previous run left; returns how many. */
-export function reconcile(db: DB): number {
-  const ids = (stmt(db, 'SELECT id FROM credit_reservations ORDER BY id').all() as { id: number }[]).map((r) => r.id);
-  for (const id of ids) release(db, id, true);
+/** Refund every reservation `where` selects (one at a time, each once); returns how many. */
+async function refundWhere(db: Db, where: string, ...params: unknown[]): Promise<number> {
+  const ids = (await db.all<{ id: number }>(`SELECT id FROM credit_reservations WHERE ${where} ORDER BY id`, ...params)).map((r) => r.id);
+  for (const id of ids) await release(db, id, true);
   return ids.length;
 }
 
+/** At start-up on SQLite (one server per database): refund every reservation a previous run left. */
+export function reconcile(db: Db): Promise<number> {
+  return refundWhere(db, '1 = 1');
+}
+
+/** Refund the reservations of instances that are gone (their heartbeat rows were removed). */
+export function refundOrphans(db: Db): Promise<number> {
+  return refundWhere(db, 'instance_id IS NULL OR instance_id NOT IN (SELECT id FROM instances)');
+}
+
+/**
+ * The per-key rate limit, shared by every instance: at most `perMinute` calls in any 60 seconds.
+ * The key's hits are counted and one added in one transaction, serialised per key (an advisory lock
+ * on PostgreSQL; SQLite's one writer); hits older than a minute are deleted on the way.
+ */
+export async function rateAllow(db: Queries & { dialect: Db['dialect'] }, who: string, perMinute: number): Promise<boolean> {
+  const now = new Date();
+  const since = new Date(now.getTime() - 60_000).toISOString();
+  const pg = db.dialect === 'postgres';
+  return db.tx(async (q) => {
+    if (pg) await q.get('SELECT pg_advisory_xact_lock(hashtext(?))', `cas-rate:${who}`);
+    await q.run('DELETE FROM rate_hits WHERE who = ? AND at <= ?', who, since);
+    const n = (await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM rate_hits WHERE who = ?', who))!.n;
+    if (n >= perMinute) return false;
+    await q.run('INSERT INTO rate_hits (who, at) VALUES (?, ?)', who, now.toISOString());
+    return true;
+  });
+}
+
 /** Credits left on a key (null: unlimited or unknown). */
-export function remaining(db: DB, keyId: number): number | null {
-  const r = stmt(db, 'SELECT credits_milli, unlimited FROM api_keys WHERE id = ?').get(keyId) as
-    { credits_milli: number; unlimited: number } | undefined;
+export async function remaining(db: Queries, keyId: number): Promise<number | null> {
+  const r = await db.get<{ credits_milli: number; unlimited: number }>('SELECT credits_milli, unlimited FROM api_keys WHERE id = ?', keyId);
   return !r || r.unlimited ? null : fromMilli(r.credits_milli);
 }
 
 /** A key's balance: credits left and used, whether unlimited. */
-export function balance(db: DB, keyId: number): { remaining: number; used: number; limit: number; unlimited: boolean } {
-  const k = stmt(db, 'SELECT credits_milli, used_milli, unlimited FROM api_keys WHERE id = ?').get(keyId) as {
-    credits_milli: number;
-    used_milli: number;
-    unlimited: number;
-  };
+export async function balance(db: Queries, keyId: number): Promise<{ remaining: number; used: number; limit: number; unlimited: boolean }> {
+  const k = (await db.get<{ credits_milli: number; used_milli: number; unlimited: number }>(
+    'SELECT credits_milli, used_milli, unlimited FROM api_keys WHERE id = ?',
+    keyId,
+  ))!;
   return {
     remaining: fromMilli(k.credits_milli),
     used: fromMilli(k.used_milli),
@@ -82,29 +119,39 @@ export function balance(db: DB, keyId: number): { remaining: number; used: numbe
  * `requests` count), so free calls cannot grow the log one row each; the row keeps its first call's
  * request id and time. Calls to billed features (charged or not) stay one row each.
  */
-export function logUsage(
-  db: DB,
+export async function logUsage(
+  db: Queries,
   e: { keyId: number; requestId: string; feature: Feature; path: string; status: number; credits: number; free: boolean },
-): void {
+): Promise<void> {
   const milli = toMilli(e.credits);
   const now = new Date();
   if (e.free && !milli) {
     const since = new Date(now.getTime() - 60_000).toISOString();
-    const joined = stmt(
-      db,
+    const joined = await db.run(
       'UPDATE usage_log SET requests = requests + 1 WHERE id = (SELECT id FROM usage_log WHERE key_id = ? AND timestamp >= ? AND feature = ? AND path = ? AND status_code = ? AND credits_milli = 0 ORDER BY id DESC LIMIT 1)',
-    ).run(e.keyId, since, e.feature, e.path, e.status).changes;
+      e.keyId,
+      since,
+      e.feature,
+      e.path,
+      e.status,
+    );
     if (joined) return;
   }
-  stmt(
-    db,
+  await db.run(
     'INSERT INTO usage_log (key_id, request_id, feature, path, status_code, credits_milli, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  ).run(e.keyId, e.requestId, e.feature, e.path, e.status, milli, now.toISOString());
+    e.keyId,
+    e.requestId,
+    e.feature,
+    e.path,
+    e.status,
+    milli,
+    now.toISOString(),
+  );
 }
 
 /** Delete usage-log rows older than `days` days; returns how many. */
-export function pruneUsage(db: DB, days: number): number {
-  return stmt(db, 'DELETE FROM usage_log WHERE timestamp < ?').run(new Date(Date.now() - days * 86_400_000).toISOString()).changes;
+export function pruneUsage(db: Queries, days: number): Promise<number> {
+  return db.run('DELETE FROM usage_log WHERE timestamp < ?', new Date(Date.now() - days * 86_400_000).toISOString());
 }
 
 export interface UsageEntry {
@@ -117,11 +164,14 @@ export interface UsageEntry {
 }
 
 /** A key's usage log between two UTC ISO instants, newest first. */
-export function usageLogs(db: DB, keyId: number, from: string, to: string, limit: number): UsageEntry[] {
-  const rows = stmt(
-    db,
+export async function usageLogs(db: Queries, keyId: number, from: string, to: string, limit: number): Promise<UsageEntry[]> {
+  const rows = await db.all<Omit<UsageEntry, 'credits'> & { credits_milli: number }>(
     'SELECT request_id, feature, path, status_code, credits_milli, timestamp FROM usage_log WHERE key_id = ? AND timestamp >= ? AND timestamp <= ? ORDER BY id DESC LIMIT ?',
-  ).all(keyId, from, to, limit) as (Omit<UsageEntry, 'credits'> & { credits_milli: number })[];
+    keyId,
+    from,
+    to,
+    limit,
+  );
   return rows.map((r) => ({
     request_id: r.request_id,
     feature: r.feature,
@@ -133,15 +183,17 @@ export function usageLogs(db: DB, keyId: number, from: string, to: string, limit
 }
 
 /** Credits and requests per feature between two UTC ISO instants. */
-export function usageByFeature(
-  db: DB,
+export async function usageByFeature(
+  db: Queries,
   keyId: number,
   from: string,
   to: string,
-): { feature: string; credits: number; requests: number; milli: number }[] {
-  const rows = stmt(
-    db,
+): Promise<{ feature: string; credits: number; requests: number; milli: number }[]> {
+  const rows = await db.all<{ feature: string; c: number; n: number }>(
     'SELECT feature, SUM(credits_milli) AS c, SUM(requests) AS n FROM usage_log WHERE key_id = ? AND timestamp >= ? AND timestamp <= ? GROUP BY feature ORDER BY feature',
-  ).all(keyId, from, to) as { feature: string; c: number; n: number }[];
+    keyId,
+    from,
+    to,
+  );
   return rows.map((r) => ({ feature: r.feature, credits: fromMilli(r.c), requests: r.n, milli: r.c }));
 }

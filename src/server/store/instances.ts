@@ -1,0 +1,48 @@
+/**
+ * The `cas serve` instances of one database: each writes a heartbeat row every `heartbeatMs`; an
+ * instance whose heartbeat is older than three beats is dead (SIGKILL, a lost machine), and any other
+ * instance removes its row, refunds the credits its unfinished requests held and frees its webhook
+ * leases (those also run out on their own). On SQLite, one server per file, the previous run is dead
+ * by definition: everything is taken back at start-up.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../db.js';
+import { reconcile, refundOrphans } from './usage.js';
+
+export const newInstanceId = (): string => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+
+export async function registerInstance(db: Db, id: string): Promise<void> {
+  const now = new Date().toISOString();
+  await db.run('INSERT INTO instances (id, started_at, heartbeat_at) VALUES (?, ?, ?)', id, now, now);
+}
+
+export async function heartbeat(db: Db, id: string): Promise<void> {
+  const now = new Date().toISOString();
+  // A row another instance removed (this one was stalled past three beats) is written again.
+  if (!(await db.run('UPDATE instances SET heartbeat_at = ? WHERE id = ?', now, id))) await registerInstance(db, id);
+}
+
+/**
+ * Remove the instances whose heartbeat is older than `staleMs` (every other one when `everyOther`:
+ * SQLite's start-up), then refund the reservations of instances that are gone. Their webhook leases
+ * run out on their own (inbound.ts claims deliveries whose lease has passed).
+ */
+export async function reapInstances(
+  db: Db,
+  self: string,
+  staleMs: number,
+  everyOther = false,
+): Promise<{ instances: number; refunded: number }> {
+  const cutoff = new Date(Date.now() - staleMs).toISOString();
+  const instances = everyOther
+    ? await db.run('DELETE FROM instances WHERE id != ?', self)
+    : await db.run('DELETE FROM instances WHERE heartbeat_at < ? AND id != ?', cutoff, self);
+  // SQLite's start-up: every reservation is a previous run's (this one has taken none yet).
+  const refunded = everyOther ? await reconcile(db) : await refundOrphans(db);
+  return { instances, refunded };
+}
+
+export async function removeInstance(db: Db, id: string): Promise<void> {
+  await db.run('DELETE FROM instances WHERE id = ?', id);
+}
