@@ -7,7 +7,7 @@ _cas() {
   skip=""
   for word in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
     if [[ -n "$skip" ]]; then skip=""; continue; fi
-    case "$word" in -o|--output|--api-key|--api-key-file|--base-url|-t|--type|--broker|--names|-p|--password|--password-file|--engine|--format|--csv|-j|--jobs|--out-dir|--fy|--scheme-types|--fmv|--pan|--bo-id|--dob|--periods|--otp|--email|--from|--to|--name|--purpose|--redirect-url|--documents|--alias|--reference|--callback-url|--source|--meta|--status|--limit|--offset|--since|--download|--secret-file|--header|--body-file|--tolerance|--provider|--host|--port|--user|--expiry|--db|--data-dir|--sandbox-key|--allow-fetch-host|--fetch-provider|--mailback-provider|--upstream-url|--kyc-provider|--kyc-dir|--locker-url|--smtp-port|--inbound-domain|--public-url|--secret-key-file|--credits|--rate) skip=1 ;; -*) ;; *) if [[ -z "$path" ]]; then path="$word"; else path="$path $word"; fi ;; esac
+    case "$word" in -o|--output|--api-key|--api-key-file|--base-url|-t|--type|--broker|--names|-p|--password|--password-file|--engine|--format|--csv|-j|--jobs|--out-dir|--fy|--scheme-types|--fmv|--pan|--bo-id|--dob|--periods|--otp|--email|--from|--to|--name|--purpose|--redirect-url|--documents|--alias|--reference|--callback-url|--source|--meta|--status|--limit|--offset|--since|--download|--secret-file|--header|--body-file|--tolerance|--provider|--host|--port|--user|--expiry|--database|--db|--data-dir|--files-dir|--sandbox-key|--allow-fetch-host|--fetch-provider|--mailback-provider|--upstream-url|--kyc-provider|--kyc-dir|--locker-url|--smtp-port|--inbound-domain|--public-url|--secret-key-file|--credits|--rate) skip=1 ;; -*) ;; *) if [[ -z "$path" ]]; then path="$word"; else path="$path $word"; fi ;; esac
   done
   values=""
   case "$path|$prev" in
@@ -78,15 +78,15 @@ _cas() {
     "token") opts="create verify" ;;
     "token create") opts="--expiry" ;;
     "token verify") opts="" ;;
-    "serve") opts="keys registry credits --host --port --db --data-dir --sandbox-key --allow-fetch-host --fetch-provider --mailback-provider --upstream-url --kyc-provider --kyc-dir --locker-url --smtp-port --inbound-domain --names --public-url --secret-key-file" ;;
+    "serve") opts="keys registry credits --host --port --database --db --data-dir --files-dir --sandbox-key --allow-fetch-host --fetch-provider --mailback-provider --upstream-url --kyc-provider --kyc-dir --locker-url --smtp-port --inbound-domain --names --public-url --secret-key-file" ;;
     "serve keys") opts="create list revoke" ;;
-    "serve keys create") opts="--credits --unlimited --rate --name --db --data-dir" ;;
-    "serve keys list") opts="--db --data-dir" ;;
-    "serve keys revoke") opts="--db --data-dir" ;;
+    "serve keys create") opts="--credits --unlimited --rate --name --database --db --data-dir" ;;
+    "serve keys list") opts="--database --db --data-dir" ;;
+    "serve keys revoke") opts="--database --db --data-dir" ;;
     "serve registry") opts="import" ;;
-    "serve registry import") opts="--db --data-dir" ;;
+    "serve registry import") opts="--database --db --data-dir" ;;
     "serve credits") opts="add" ;;
-    "serve credits add") opts="--db --data-dir" ;;
+    "serve credits add") opts="--database --db --data-dir" ;;
     "openapi") opts="--names" ;;
     "completion") opts="" ;;
     *) opts="" ;;

@@ -8,6 +8,7 @@ import multipart from '@fastify/multipart';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { CasError } from '../errors.js';
+import { storeUnavailable } from './store/sql.js';
 import { zodMessage } from '../schema/zod-message.js';
 import { ApiError, fail, type App, type RouteMeta } from './context.js';
 import { authBilling } from './auth.js';
@@ -171,6 +172,7 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
     )
       return fail(reply, 400, 'malformed multipart body');
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return fail(reply, err.statusCode, err.message.split('\n')[0]);
+    if (storeUnavailable(err)) return fail(reply.header('Retry-After', '2'), 503, 'the service store cannot be reached; retry shortly');
     return fail(reply, 500, 'internal error; retry later');
   });
 

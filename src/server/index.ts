@@ -13,6 +13,7 @@ import { heartbeat, newInstanceId, reapInstances, registerInstance, removeInstan
 import { migrateSecrets, parseSecretKey, useSecretKey } from './secrets.js';
 import { UsageError } from '../errors.js';
 import { readFileSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
 
 export { DEFAULT_SANDBOX_KEY };
 
@@ -150,6 +151,21 @@ function configuredKey(config: ServerConfig): Buffer | null {
   return null;
 }
 
+/**
+ * Every instance of a shared store must seal with the same key: the first one to start records a
+ * check value of its key (an HMAC, which does not reveal the key); one started with another key
+ * refuses to start rather than seal what the others cannot open.
+ */
+async function sameKeyEverywhere(db: Db, key: Buffer): Promise<void> {
+  const check = createHmac('sha256', key).update('cas secret key check v1').digest('hex');
+  await db.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', 'secret_key_check', check);
+  const row = await db.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', 'secret_key_check');
+  if (row?.value !== check)
+    throw new UsageError(
+      'CAS_SECRET_KEY is not the key the other instances of this database use: give every instance the same key (its secrets are sealed with it)',
+    );
+}
+
 /** Where the store is, for the start-up line: the SQLite file, or the PostgreSQL URL without its password. */
 const storeLabel = (db: Db): string => db.label;
 
@@ -177,6 +193,7 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
   };
   try {
     const localKey = await useSecretKey(db, key);
+    if (!db.exclusive && key) await sameKeyEverywhere(db, key);
     if (localKey)
       log(
         `cas serve: warning: stored secrets are encrypted with a key kept beside the database (${localKey}); supply CAS_SECRET_KEY or --secret-key-file to keep it elsewhere`,
