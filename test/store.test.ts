@@ -1,0 +1,160 @@
+/**
+ * The PostgreSQL store's own behaviour, on a throwaway cluster (test/pg.ts) with real `cas serve`
+ * processes: start-up refusals (one line, the right exit code), instances starting together on a
+ * fresh database, the secret-key check, a dead instance's credits refunded by the other one, the
+ * per-key rate limit shared by instances, and a store outage answered 503 (not 500, no crash).
+ * The whole server suite also runs on PostgreSQL (vitest project `postgres`); the many-instance
+ * proofs of issue 22 are in test/multi-instance.test.ts.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { cas, tmpDir } from './helpers.js';
+import { post, serve, type Served } from './server-helpers.js';
+import { pgBinDir, startCluster, type PgCluster } from './pg.js';
+
+const KEY_A = Buffer.alloc(32, 7).toString('base64');
+const KEY_B = Buffer.alloc(32, 9).toString('base64');
+
+describe('store start-up refusals (no PostgreSQL needed)', () => {
+  it('an unreachable PostgreSQL URL: exit 7, one line naming the URL without its password', async () => {
+    const r = await cas(['serve', '--port', '0', '--data-dir', tmpDir(), '--database', 'postgres://cas:hunter2@127.0.0.1:1/cas'], {
+      env: { CAS_SECRET_KEY: KEY_A },
+    });
+    expect(r.exitCode).toBe(7);
+    expect(r.stderr).toMatch(/cannot reach the database postgres:\/\/cas:\*\*\*@127\.0\.0\.1:1\/cas/);
+    expect(r.stderr).not.toContain('hunter2');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('PostgreSQL without the shared secret key: exit 2 naming CAS_SECRET_KEY', async () => {
+    const r = await cas(['serve', '--port', '0', '--data-dir', tmpDir(), '--database', 'postgres://127.0.0.1:1/cas']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/CAS_SECRET_KEY/);
+  });
+});
+
+const PG = pgBinDir() !== null;
+
+describe.skipIf(!PG)(`PostgreSQL store${PG ? '' : ' (skipped: needs postgres)'}`, () => {
+  let cluster: PgCluster;
+  beforeAll(async () => {
+    cluster = await startCluster();
+  }, 120_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  const start = (url: string, env: Record<string, string> = {}, extra: string[] = []): Promise<Served> =>
+    serve(tmpDir('cas-store-'), ['--database', url, ...extra], { CAS_SECRET_KEY: KEY_A, CAS_HEARTBEAT_MS: '300', ...env });
+  const keyOn = async (url: string, args: string[]): Promise<string> => {
+    const r = await cas(['serve', 'keys', 'create', '--database', url, '--json', ...args]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    return (JSON.parse(r.stdout) as { api_key: string }).api_key;
+  };
+  const remaining = async (s: Served, key: string): Promise<number> => (await post(s.url, '/v1/credits', { key })).body.remaining;
+
+  it('two instances starting at once on a fresh database apply each migration once', async () => {
+    const url = await cluster.createDatabase();
+    const [a, b] = await Promise.all([start(url), start(url)]);
+    try {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      const versions = (await c.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => Number(r.version));
+      const instances = Number((await c.query('SELECT COUNT(*) AS n FROM instances')).rows[0].n);
+      await c.end();
+      expect(versions).toEqual([...versions.keys()].map((i) => i + 1));
+      expect(versions.length).toBeGreaterThanOrEqual(9);
+      expect(instances).toBe(2);
+      expect(a.log()).toMatch(/database postgres:\/\/postgres@127\.0\.0\.1:\d+\/cas_\w+, instance /);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it('an instance started with another CAS_SECRET_KEY refuses to start (exit 2); the first keeps serving', async () => {
+    const url = await cluster.createDatabase();
+    const a = await start(url);
+    try {
+      const r = await cas(['serve', '--port', '0', '--data-dir', tmpDir(), '--database', url], { env: { CAS_SECRET_KEY: KEY_B } });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toMatch(/CAS_SECRET_KEY is not the key the other instances of this database use/);
+      expect((await post(a.url, '/v1/credits', { key: 'cas_sandbox_public_key' })).status).toBe(200);
+    } finally {
+      await a.stop();
+    }
+  });
+
+  it('credits held by a request on an instance killed with SIGKILL are refunded by the other after three missed heartbeats', async () => {
+    const url = await cluster.createDatabase();
+    // A pdf_url that never answers keeps the parse request (and its reserved credit) open on A.
+    const hang = http.createServer(() => undefined);
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', () => r()));
+    const port = (hang.address() as AddressInfo).port;
+    const [a, b] = await Promise.all([start(url), start(url)]);
+    try {
+      const key = await keyOn(url, ['--credits', '5']);
+      const pending = post(a.url, '/v4/registrar_a_registrar_b/parse', { key, json: { pdf_url: `http://127.0.0.1:${port}/x.pdf` } }).catch(
+        () => null,
+      );
+      let held = 5;
+      for (let i = 0; i < 50 && held === 5; i++) {
+        held = await remaining(b, key);
+        if (held === 5) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(held).toBe(4);
+      a.proc.kill('SIGKILL');
+      await pending;
+      const t0 = Date.now();
+      let back = 4;
+      while (back !== 5 && Date.now() - t0 < 15_000) {
+        await new Promise((r) => setTimeout(r, 200));
+        back = await remaining(b, key);
+      }
+      expect(back).toBe(5);
+      // Three beats of 300 ms, then B's next beat: within a few seconds, not at B's restart.
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      expect(b.log()).toMatch(/refunded the credits of 1 request that 1 stopped instance did not finish/);
+    } finally {
+      hang.closeAllConnections();
+      hang.close();
+      await a.proc.catch(() => undefined);
+      await b.stop();
+    }
+  });
+
+  it('the per-key rate limit holds across instances: 5/min, 8 calls spread over two instances, 5 pass', async () => {
+    const url = await cluster.createDatabase();
+    const [a, b] = await Promise.all([start(url), start(url)]);
+    try {
+      const key = await keyOn(url, ['--unlimited', '--rate', '5/min']);
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => post(i % 2 ? b.url : a.url, '/v1/credits', { key })));
+      const codes = answers.map((r) => r.status).sort();
+      expect(codes.filter((c) => c === 200)).toHaveLength(5);
+      expect(codes.filter((c) => c === 403)).toHaveLength(3);
+      expect(answers.find((r) => r.status === 403)!.body.msg).toMatch(/at most 5 requests per minute/);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it('a store outage answers 503 with Retry-After, never 500; SIGTERM still exits 0', async () => {
+    const own = await startCluster();
+    try {
+      const url = await own.createDatabase();
+      const s = await start(url);
+      const key = await keyOn(url, ['--credits', '3']);
+      expect((await post(s.url, '/v1/credits', { key })).status).toBe(200);
+      await own.stop();
+      const r = await post(s.url, '/v1/credits', { key });
+      expect(r.status).toBe(503);
+      expect(r.headers.get('retry-after')).toBe('2');
+      expect(r.body).toEqual({ status: 'failed', msg: 'the service store cannot be reached; retry shortly' });
+      expect(await s.stop()).toBe(0);
+      expect(s.log()).not.toMatch(/\n\s+at /);
+    } finally {
+      await own.stop();
+    }
+  });
+});
