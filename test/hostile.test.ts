@@ -132,7 +132,7 @@ describe('hostile PDFs through cas serve', () => {
       expect(r.body.msg).not.toMatch(/\n\s+at /);
       expect(await credits(), `${name}: credit refunded`).toBe(before);
       const ok = await parse(valid);
-      expect(ok.status, `${name}: next valid request`).toBe(200);
+      expect(ok.status, `${name}: next valid request: ${JSON.stringify(ok.body)}`).toBe(200);
       expect(ok.body.investor).toBeTruthy();
       expect(await credits()).toBe(before - 1);
     }
