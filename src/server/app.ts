@@ -148,6 +148,13 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
     return out;
   });
 
+  // While stopping, every answer closes its connection, so an idle keep-alive socket (a load
+  // balancer's, Node's agent) does not keep the process waiting for the client to let go.
+  f.addHook('onSend', async (_req, reply, payload) => {
+    if (app.closing) reply.header('connection', 'close');
+    return payload;
+  });
+
   f.addHook('onResponse', async (req, reply) => {
     const ms = req.cas ? Number(process.hrtime.bigint() - req.cas.start) / 1e6 : 0;
     process.stderr.write(

@@ -143,19 +143,27 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
       const s = req.cas;
       const meta = metaOf(req);
       if (!s?.principal || !meta) return payload;
-      // The charge kept and its usage row are written together: a crash cannot keep one without the other.
-      await db.tx(async (q) => {
-        await settle(q, req, s.success ?? (reply.statusCode >= 200 && reply.statusCode < 300));
-        await logUsage(q, {
-          keyId: s.principal!.keyId,
-          requestId: s.id,
-          feature: meta.feature,
-          path: req.originalUrl.split('?')[0],
-          status: reply.statusCode,
-          credits: s.charged,
-          free: !PRICES[meta.feature],
+      const entry = {
+        keyId: s.principal.keyId,
+        requestId: s.id,
+        feature: meta.feature,
+        path: req.originalUrl.split('?')[0],
+        status: reply.statusCode,
+        free: !PRICES[meta.feature],
+        instanceId,
+      };
+      const ok = s.success ?? (reply.statusCode >= 200 && reply.statusCode < 300);
+      // The charge kept and its usage row are written together: a crash cannot keep one without the
+      // other. A call that holds nothing (free, sandbox, settled) only logs: one statement, no transaction.
+      if (s.reservation && !s.settled)
+        await db.tx(async (q) => {
+          await settle(q, req, ok);
+          await logUsage(q, { ...entry, credits: s.charged });
         });
-      });
+      else {
+        await settle(db, req, ok);
+        await logUsage(db, { ...entry, credits: s.charged });
+      }
       // The credit headers belong to billed features; free account calls skip the extra query.
       if (PRICES[meta.feature]) {
         reply.header('X-Credits-Used', String(s.charged));

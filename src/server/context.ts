@@ -146,6 +146,8 @@ export interface App {
   config: ServerConfig;
   files: FileStore;
   providers: { fetch: DepositoryFetchProvider | null; mailback: MailbackProvider | null };
+  /** Set when the server is stopping: answers close their connections (a keep-alive client must not hold the exit). */
+  closing?: boolean;
   /** The address the server listens on (`http://127.0.0.1:PORT`), set once it listens: the links' base without `publicUrl`. */
   listenUrl?: string;
 }

@@ -260,6 +260,9 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      ctx.closing = true;
+      // Connections idle right now are closed at once; busy ones close after their answer (app.ts).
+      app.server.closeIdleConnections();
       // Webhook attempts, mail and requests in flight finish together; then the pool, the heartbeat
       // row (other instances stop counting on this one) and the store.
       await Promise.all([inbound.stopWebhooks(), inbound.smtp && new Promise<void>((r) => inbound.smtp!.close(() => r())), app.close()]);

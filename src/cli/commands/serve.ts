@@ -63,8 +63,22 @@ export const serve: Handler<CommandInput<typeof serveSpec>> = async (_ctx, opts)
   if ((config.providers.fetch === 'http' || config.providers.mailback === 'http') && !config.providers.upstreamUrl)
     throw new UsageError('the http providers need --upstream-url or CAS_UPSTREAM_URL');
   const { startServer } = await import('../../server/index.js');
-  const server = await startServer(config, (m) => process.stderr.write(`${m}\n`));
+  // The signal handlers come first: a SIGTERM that arrives while the server starts (or right after its
+  // "listening on" line) stops it cleanly once it is up, instead of killing it half-way.
+  const running: { server?: { close: () => Promise<void> } } = {};
+  let asked: string | undefined;
+  let stopping = false;
+  const stop = (sig: string): void => {
+    asked = sig;
+    if (!running.server || stopping) return;
+    stopping = true;
+    process.stderr.write(`cas serve: ${sig}, finishing in-flight requests\n`);
+    void running.server.close().then(() => process.exit(0));
+  };
   process.removeAllListeners('SIGINT');
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  running.server = await startServer(config, (m) => process.stderr.write(`${m}\n`));
   // A stray error in one request must not take the service down: log it (no stack to clients).
   process.on('uncaughtException', (err) =>
     process.stderr.write(`${JSON.stringify({ t: new Date().toISOString(), level: 'error', msg: String(err?.message ?? err) })}\n`),
@@ -74,12 +88,7 @@ export const serve: Handler<CommandInput<typeof serveSpec>> = async (_ctx, opts)
       `${JSON.stringify({ t: new Date().toISOString(), level: 'error', msg: String((err as Error)?.message ?? err) })}\n`,
     ),
   );
-  const stop = (sig: string): void => {
-    process.stderr.write(`cas serve: ${sig}, finishing in-flight requests\n`);
-    void server.close().then(() => process.exit(0));
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  if (asked) stop(asked);
   return new Promise<Result>(() => undefined);
 };
 

@@ -205,6 +205,8 @@ export const MIGRATIONS: string[] = [
    CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
    CREATE TABLE rate_hits (who TEXT NOT NULL, at TEXT NOT NULL);
    CREATE INDEX rate_hits_who ON rate_hits(who, at);`,
+  // 10: free calls are counted per instance (instances never share a usage row).
+  `ALTER TABLE usage_log ADD COLUMN instance_id TEXT;`,
 ];
 
 /** The PostgreSQL form of a migration: SQLite's integer row ids become identity columns, integers 64-bit. */

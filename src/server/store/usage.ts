@@ -115,30 +115,41 @@ export async function balance(db: Queries, keyId: number): Promise<{ remaining: 
 
 /**
  * Log a call, one row each, except a call to a free feature (`free`: no price, 0 credits): it joins
- * the row of the same key, feature, path and status begun less than a minute earlier (that row's
- * `requests` count), so free calls cannot grow the log one row each; the row keeps its first call's
+ * the row of the same key, feature, path, status and instance begun less than a minute earlier (that
+ * row's `requests` count), so free calls cannot grow the log one row each; the row keeps its first call's
  * request id and time. Calls to billed features (charged or not) stay one row each.
  */
 export async function logUsage(
   db: Queries,
-  e: { keyId: number; requestId: string; feature: Feature; path: string; status: number; credits: number; free: boolean },
+  e: {
+    keyId: number;
+    requestId: string;
+    feature: Feature;
+    path: string;
+    status: number;
+    credits: number;
+    free: boolean;
+    instanceId: string;
+  },
 ): Promise<void> {
   const milli = toMilli(e.credits);
   const now = new Date();
   if (e.free && !milli) {
     const since = new Date(now.getTime() - 60_000).toISOString();
+    // Each instance joins its own row, so instances never wait on one another's row lock.
     const joined = await db.run(
-      'UPDATE usage_log SET requests = requests + 1 WHERE id = (SELECT id FROM usage_log WHERE key_id = ? AND timestamp >= ? AND feature = ? AND path = ? AND status_code = ? AND credits_milli = 0 ORDER BY id DESC LIMIT 1)',
+      'UPDATE usage_log SET requests = requests + 1 WHERE id = (SELECT id FROM usage_log WHERE key_id = ? AND timestamp >= ? AND feature = ? AND path = ? AND status_code = ? AND credits_milli = 0 AND instance_id = ? ORDER BY id DESC LIMIT 1)',
       e.keyId,
       since,
       e.feature,
       e.path,
       e.status,
+      e.instanceId,
     );
     if (joined) return;
   }
   await db.run(
-    'INSERT INTO usage_log (key_id, request_id, feature, path, status_code, credits_milli, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO usage_log (key_id, request_id, feature, path, status_code, credits_milli, timestamp, instance_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     e.keyId,
     e.requestId,
     e.feature,
@@ -146,6 +157,7 @@ export async function logUsage(
     e.status,
     milli,
     now.toISOString(),
+    e.instanceId,
   );
 }
 
