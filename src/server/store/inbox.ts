@@ -69,10 +69,8 @@ export async function createOAuthState(
   );
 }
 
-/** Take (read and delete) a pending OAuth state; undefined when unknown or expired. */
+/** Take (delete and return, once, whichever instance asks first) a pending OAuth state; undefined when unknown or expired. */
 export async function takeOAuthState(db: Db, state: string): Promise<OAuthState | undefined> {
-  const s = (await db.get('SELECT * FROM inbox_oauth_states WHERE state = ?', state)) as OAuthState | undefined;
-  if (!s || Date.parse(s.expires_at) <= Date.now()) return undefined;
-  await db.run('DELETE FROM inbox_oauth_states WHERE state = ?', s.state);
-  return s;
+  const s = await db.get<OAuthState>('DELETE FROM inbox_oauth_states WHERE state = ? RETURNING *', state);
+  return s && Date.parse(s.expires_at) > Date.now() ? s : undefined;
 }

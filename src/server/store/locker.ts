@@ -54,9 +54,10 @@ export async function ownLockerSession(db: Db, id: string, keyId: number): Promi
   return s && s.key_id === keyId ? s : undefined;
 }
 
+/** Record the consent's outcome once: only a pending session changes (a second callback cannot undo the first). */
 export async function setLockerStatus(db: Db, id: string, status: 'authorized' | 'failed', token: string | null = null): Promise<void> {
   await db.run(
-    'UPDATE locker_sessions SET status = ?, access_token = ?, consented_at = ? WHERE id = ?',
+    "UPDATE locker_sessions SET status = ?, access_token = ?, consented_at = ? WHERE id = ? AND status = 'pending'",
     status,
     token,
     status === 'authorized' ? new Date().toISOString() : null,
