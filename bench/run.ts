@@ -2,17 +2,20 @@
  * `npm run bench`: the speed figures of issue 19, each as a ratio to its peers measured in the same
  * run: cold `cas parse` (whole process) on 1 to 500-page registrar statements with both PDF engines
  * and the reference parser (CAS_BENCH_PEER), warm parse per page, `cas serve` parses/s, a batch with
- * one and two workers, `cas --help` and /v1/credits, with peak RSS for each. A script, not a test:
- * it prints a table and writes bench/out/results.json. See bench/README.md.
+ * one and two workers, `cas --help` and /v1/credits, with peak RSS for each; and (issue 22) the serve
+ * figures on PostgreSQL with one and two instances beside SQLite's. A script, not a test: it prints a
+ * table and writes bench/out/results.json. See bench/README.md.
  */
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { engineFromSigns } from './probe.mjs';
 import { batchOf, statementOf, statementsDir } from './statements.js';
+import { pgBinDir, startCluster } from '../test/pg.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'cas.js');
@@ -20,7 +23,7 @@ const PROBE = path.join(ROOT, 'bench', 'probe.mjs');
 const NODE = process.execPath;
 const ENGINES = ['pdfium', 'pdfjs'] as const;
 type Engine = (typeof ENGINES)[number];
-const SECTIONS = ['help', 'cold', 'warm', 'serve', 'batch'] as const;
+const SECTIONS = ['help', 'cold', 'warm', 'serve', 'batch', 'postgres'] as const;
 const TIME = '/usr/bin/time';
 
 const USAGE = `usage: npm run bench -- [--quick] [--runs N] [--runs-large N] [--sizes 1,3,20,100,500] [--only ${SECTIONS.join(',')}] [--out DIR]
@@ -31,6 +34,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--runs N] [--runs-large N] [--
   --only LIST     run only these sections (default all)
   --warm-pages N  the statement size of the warm parse (default 20)
   --out DIR       where statements, scratch files and results.json go (default bench/out)
+  (postgres: the serve figures on a throwaway PostgreSQL cluster, one and two instances; skipped without PostgreSQL)
 env: CAS_BENCH_PEER=DIR  a peer built with ../shared/peer/build.sh DIR: its run-casparser.sh is timed on the same files`;
 
 // ---------------------------------------------------------------- options
@@ -368,23 +372,47 @@ interface Load {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Requests answered in the run. */
+  total: number;
 }
-/** A `cas serve` with CAS_PDF_ENGINE=engine; returns its URL, API key, a stop() that answers its peak RSS, and the engine it ran. */
-async function startServer(
-  engine: Engine,
-): Promise<{ url: string; key: string; stop: () => Promise<{ rss_mb: number | null; ran: string }> }> {
-  const dataDir = path.join(SCRATCH, `svc-${engine}`);
-  rmSync(dataDir, { recursive: true, force: true });
-  const made = spawnSync(NODE, [BIN, 'serve', 'keys', 'create', '--unlimited', '--data-dir', dataDir, '--json'], {
-    env: env(),
+/** Where a server keeps its data: its own SQLite file (no args), or a shared database (`--database URL --files-dir DIR` and the secret key). */
+interface Store {
+  args: string[];
+  env: Record<string, string>;
+}
+const SQLITE: Store = { args: [], env: {} };
+
+/** An unlimited API key made with `cas serve keys create` in the data folder `dataDir` on `store`. */
+function createKey(dataDir: string, store: Store): string {
+  const made = spawnSync(NODE, [BIN, 'serve', 'keys', 'create', '--unlimited', '--data-dir', dataDir, ...store.args, '--json'], {
+    env: env(store.env),
     encoding: 'utf8',
   });
   if (made.status !== 0) throw new Error(`cas serve keys create failed: ${made.stderr}`);
-  const key = (JSON.parse(made.stdout) as { api_key: string }).api_key;
-  const probeFile = path.join(SCRATCH, `probe-serve-${engine}.txt`);
+  return (JSON.parse(made.stdout) as { api_key: string }).api_key;
+}
+
+interface Server {
+  url: string;
+  key: string;
+  pid: number;
+  stop: () => Promise<{ rss_mb: number | null; ran: string }>;
+}
+/**
+ * A `cas serve` with CAS_PDF_ENGINE=engine in the data folder `svc-<name>` on `store` (SQLite there by
+ * default), with `key` or a new unlimited one; returns its URL, API key, a stop() that answers its
+ * peak RSS, and the engine it ran.
+ */
+async function startServer(engine: Engine, o: { name?: string; store?: Store; key?: string } = {}): Promise<Server> {
+  const name = o.name ?? engine;
+  const store = o.store ?? SQLITE;
+  const dataDir = path.join(SCRATCH, `svc-${name}`);
+  rmSync(dataDir, { recursive: true, force: true });
+  const key = o.key ?? createKey(dataDir, store);
+  const probeFile = path.join(SCRATCH, `probe-serve-${name}.txt`);
   rmSync(probeFile, { force: true });
-  const proc = spawn(NODE, ['--import', PROBE, BIN, 'serve', '--port', '0', '--data-dir', dataDir], {
-    env: env({ CAS_PDF_ENGINE: engine, CAS_BENCH_PROBE: probeFile }),
+  const proc = spawn(NODE, ['--import', PROBE, BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...store.args], {
+    env: env({ CAS_PDF_ENGINE: engine, CAS_BENCH_PROBE: probeFile, ...store.env }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
@@ -414,7 +442,7 @@ async function startServer(
     await exited;
     return { rss_mb: rss, ran: engineFromSigns(existsSync(probeFile) ? readFileSync(probeFile, 'utf8').split('\n').filter(Boolean) : []) };
   };
-  return { url, key, stop };
+  return { url, key, pid: proc.pid!, stop };
 }
 
 async function load(url: string, key: string, opts: { connections: number; duration: number; body: string }): Promise<Load> {
@@ -425,7 +453,13 @@ async function load(url: string, key: string, opts: { connections: number; durat
       (err: Error | null, r: any) => (err ? reject(err) : resolve(r)),
     ),
   );
-  return { rps: res.requests.average, p99: res.latency.p99, non2xx: res.non2xx, errors: res.errors + res.timeouts };
+  return {
+    rps: res.requests.average,
+    p99: res.latency.p99,
+    non2xx: res.non2xx,
+    errors: res.errors + res.timeouts,
+    total: res.requests.total,
+  };
 }
 
 async function serveSection(): Promise<void> {
@@ -467,6 +501,170 @@ async function serveSection(): Promise<void> {
     serve.pdfium_vs_pdfjs = parse.pdfium.rps / parse.pdfjs.rps;
     rows.push(['parses/s, pdfium / pdf.js', x(parse.pdfium.rps / parse.pdfjs.rps)]);
   }
+}
+
+/** CPU time (ms) a process has used so far: its threads, and its children that have ended (`/proc/PID/stat`). */
+const TICK_MS = 1000 / 100; // USER_HZ: 100 on Linux
+function cpuMs(pid: number, withChildren = false): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // Fields 14-17 of stat (utime, stime, cutime, cstime), counted from the state field (3).
+    return (Number(f[11]) + Number(f[12]) + (withChildren ? Number(f[13]) + Number(f[14]) : 0)) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+/** CPU time of a PostgreSQL cluster: the postmaster, the backends it reaped, and those alive (its children). */
+function clusterCpuMs(postmaster: number): number {
+  let ms = cpuMs(postmaster, true);
+  for (const d of readdirSync('/proc'))
+    if (/^\d+$/.test(d))
+      try {
+        if (Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === postmaster) ms += cpuMs(Number(d));
+      } catch {
+        /* gone meanwhile */
+      }
+  return ms;
+}
+
+/** One set-up's load run: req/s summed over its servers, p99 the worst, failures added up, CPU per request. */
+interface Figure extends Load {
+  per_instance?: number[];
+  /** CPU ms per request: the cas servers, the PostgreSQL cluster (null on SQLite), the load generator. */
+  cpu_ms_per_request: { cas: number; postgres: number | null; client: number };
+}
+
+/**
+ * One load run on each of `servers` at once (one autocannon run per server, each with the serve
+ * section's connections and duration), with the CPU time the servers, the cluster (`postmaster` pid)
+ * and this process (autocannon) used meanwhile.
+ */
+async function measure(
+  servers: Server[],
+  route: string,
+  o: { connections: number; duration: number; body: string },
+  postmaster: number | null,
+): Promise<Figure> {
+  const cpu = (): number[] => [
+    servers.reduce((n, s) => n + cpuMs(s.pid), 0),
+    postmaster ? clusterCpuMs(postmaster) : 0,
+    (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+  ];
+  const before = cpu();
+  const runs = await Promise.all(servers.map((s) => load(`${s.url}${route}`, s.key, o)));
+  const used = cpu().map((v, i) => v - before[i]);
+  const total = runs.reduce((n, r) => n + r.total, 0);
+  const fig: Figure = {
+    rps: runs.reduce((n, r) => n + r.rps, 0),
+    p99: Math.max(...runs.map((r) => r.p99)),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    total,
+    cpu_ms_per_request: { cas: used[0] / total, postgres: postmaster ? used[1] / total : null, client: used[2] / total },
+  };
+  if (runs.length > 1) fig.per_instance = runs.map((r) => r.rps);
+  return fig;
+}
+
+/**
+ * Issue 22: `cas serve` on PostgreSQL (a throwaway cluster, test/pg.ts) with one instance and with two
+ * on the same database (same key, CAS_SECRET_KEY and --files-dir), beside one on SQLite, all started
+ * at once and measured one after the other, route by route, so the three see the same machine. One
+ * PostgreSQL instance is the first of the two alone (the other idles). Two instances: two autocannon
+ * runs at once, one per instance, each with the one-instance connections (so twice the connections in
+ * all); their req/s are added up. CPU per request says what each set-up costs whatever the machine's
+ * load (which on a shared 2-core machine decides the req/s).
+ */
+async function postgresSection(): Promise<void> {
+  const bin = pgBinDir();
+  if (!bin) {
+    const why = 'no PostgreSQL server binaries (initdb, postgres) found: install the Debian package postgresql';
+    results.postgres = { skipped: why };
+    section('cas serve on PostgreSQL').push(['PostgreSQL', `skipped: ${why}`]);
+    say(`cas serve on PostgreSQL: skipped (${why})`);
+    return;
+  }
+  const engine = ENGINES[0];
+  const st = await statementOf(ROOT, OUT, 3);
+  const body = JSON.stringify({ pdf_file: readFileSync(st.file).toString('base64') });
+  say('cas serve on SQLite and PostgreSQL (one instance, two)');
+  const cluster = await startCluster();
+  const servers: Server[] = [];
+  const figures: Record<'sqlite' | 'pg1' | 'pg2', Partial<Record<'credits' | 'parse', Figure>>> = { sqlite: {}, pg1: {}, pg2: {} };
+  const rss: (number | null)[] = [];
+  try {
+    // The postmaster's pid (first line of the data folder's postmaster.pid), for its CPU time; unknown: not counted.
+    const pidFile = path.join(cluster.dir, 'data', 'postmaster.pid');
+    const postmaster = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n')[0]) || null : null;
+    const filesDir = path.join(SCRATCH, 'pg-files');
+    rmSync(filesDir, { recursive: true, force: true });
+    mkdirSync(filesDir, { recursive: true });
+    const store: Store = {
+      args: ['--database', await cluster.createDatabase('cas_bench'), '--files-dir', filesDir],
+      env: { CAS_SECRET_KEY: randomBytes(32).toString('base64') },
+    };
+    const key = createKey(path.join(SCRATCH, 'svc-pg-admin'), store);
+    servers.push(await startServer(engine, { name: 'sqlite-1' }));
+    servers.push(await startServer(engine, { name: 'pg-a', store, key }));
+    servers.push(await startServer(engine, { name: 'pg-b', store, key }));
+    const [sqlite, pgA, pgB] = servers;
+    const setups = [
+      ['sqlite', [sqlite], null],
+      ['pg1', [pgA], postmaster],
+      ['pg2', [pgA, pgB], postmaster],
+    ] as const;
+    for (const [kind, route, connections, payload, seconds] of [
+      ['credits', '/v1/credits', 10, '{}', QUICK ? 2 : 5],
+      ['parse', '/v4/registrar_a_registrar_b/parse', 4, body, OPTS.serveSeconds],
+    ] as const) {
+      await measure(servers, route, { connections, duration: QUICK ? 1 : 2, body: payload }, null);
+      for (const [name, set, pm] of setups) {
+        const f = await measure([...set], route, { connections, duration: seconds, body: payload }, pm);
+        if (f.non2xx || f.errors) throw new Error(`${name}: ${route} load run: ${f.non2xx} non-2xx answers, ${f.errors} errors`);
+        figures[name][kind] = f;
+      }
+    }
+  } finally {
+    for (const s of servers) rss.push((await s.stop()).rss_mb);
+    await cluster.stop();
+  }
+  const rows = section(
+    `cas serve on PostgreSQL beside SQLite (${engine}; /v1/credits 10 connections, parse of the ${st.pages}-page statement 4 connections, ${OPTS.serveSeconds} s; two instances: one autocannon run per instance at once, req/s added up; CPU per request: cas + PostgreSQL)`,
+  );
+  const ratios: Record<string, number> = {};
+  for (const [kind, name, unit, digits] of [
+    ['credits', '/v1/credits', 'req/s', 0],
+    ['parse', 'parse', 'parses/s', 1],
+  ] as const) {
+    const [sq, one, two] = (['sqlite', 'pg1', 'pg2'] as const).map((k) => figures[k][kind]!);
+    const fig = (f: Figure): string => {
+      const c = f.cpu_ms_per_request;
+      const per = f.per_instance ? ` (${f.per_instance.map((r) => r.toFixed(digits)).join(' + ')})` : '';
+      const cpu = `${c.cas.toFixed(2)}${c.postgres === null ? '' : ` + ${c.postgres.toFixed(2)}`} CPU ms/request`;
+      return `${f.rps.toFixed(digits)} ${unit}${per}, p99 ${f.p99} ms, ${cpu}`;
+    };
+    ratios[`${kind}_pg1_vs_sqlite`] = one.rps / sq.rps;
+    ratios[`${kind}_pg2_vs_pg1`] = two.rps / one.rps;
+    ratios[`${kind}_pg2_vs_sqlite`] = two.rps / sq.rps;
+    rows.push([`${name}, SQLite, 1 instance`, fig(sq)]);
+    rows.push([`${name}, PostgreSQL, 1 instance`, `${fig(one)}; ${x(ratios[`${kind}_pg1_vs_sqlite`])} SQLite`]);
+    rows.push([
+      `${name}, PostgreSQL, 2 instances`,
+      `${fig(two)}; ${x(ratios[`${kind}_pg2_vs_pg1`])} one instance, ${x(ratios[`${kind}_pg2_vs_sqlite`])} SQLite`,
+    ]);
+  }
+  rows.push(['server peak RSS', `SQLite ${fmtMb(rss[0])}; PostgreSQL ${fmtMb(rss[1])}, ${fmtMb(rss[2])}`]);
+  results.postgres = {
+    engine,
+    pages: st.pages,
+    method:
+      'all three set-ups started at once, measured one after the other per route; two instances: one autocannon run per instance at once, each with the one-instance connections; req/s summed, p99 the worst; CPU ms per request from /proc (cas servers; PostgreSQL postmaster and backends; the autocannon process)',
+    sqlite: { ...figures.sqlite, instances: 1 },
+    pg1: { ...figures.pg1, instances: 1 },
+    pg2: { ...figures.pg2, instances: 2 },
+    rss_mb: { sqlite: rss[0], pg_a: rss[1], pg_b: rss[2] },
+    ratios,
+  };
 }
 
 async function batchSection(): Promise<void> {
@@ -547,6 +745,7 @@ async function main(): Promise<void> {
   if (OPTS.only.has('warm')) await warmSection();
   if (OPTS.only.has('batch')) await batchSection();
   if (OPTS.only.has('serve')) await serveSection();
+  if (OPTS.only.has('postgres')) await postgresSection();
   results.seconds = (performance.now() - t0) / 1000;
   mkdirSync(OUT, { recursive: true });
   writeFileSync(path.join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

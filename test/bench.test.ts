@@ -8,17 +8,23 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, cleanEnv, tmpDir } from './helpers.js';
+import { pgBinDir } from './pg.js';
+
+const bench = (args: string[], extra: Record<string, string> = {}) => {
+  const env = { ...cleanEnv(), ...extra };
+  delete env.CAS_BENCH_PEER;
+  return execa(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['bench/run.ts', ...args], {
+    cwd: ROOT,
+    env,
+    extendEnv: false,
+    reject: false,
+  });
+};
 
 describe('npm run bench', () => {
   it('runs a tiny bench and writes results.json with both engines, ratios and RSS', async () => {
     const out = tmpDir('cas-bench-');
-    const env = cleanEnv();
-    delete env.CAS_BENCH_PEER;
-    const r = await execa(
-      path.join(ROOT, 'node_modules', '.bin', 'tsx'),
-      ['bench/run.ts', '--quick', '--sizes', '1', '--runs', '1', '--warm-pages', '1', '--only', 'cold,warm', '--out', out],
-      { cwd: ROOT, env, extendEnv: false, reject: false },
-    );
+    const r = await bench(['--quick', '--sizes', '1', '--runs', '1', '--warm-pages', '1', '--only', 'cold,warm', '--out', out]);
     expect(r.stderr).not.toMatch(/bench: (?!statements|cold parse|warm parse|done)/);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/CAS_PDF_ENGINE=pdfium +ran (pdfium|pdfjs)/);
@@ -45,4 +51,43 @@ describe('npm run bench', () => {
     expect(c.peer).toBe('not measured (set CAS_BENCH_PEER)');
     expect(res.warm.speedup).toBeCloseTo(res.warm.pdfjs.ms / res.warm.pdfium.ms, 6);
   }, 60_000);
+
+  it('the PostgreSQL section says it is skipped, and why, when PostgreSQL is not installed', async () => {
+    const out = tmpDir('cas-bench-');
+    const r = await bench(['--quick', '--only', 'postgres', '--out', out], { CAS_TEST_PG_BIN: '' });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}PostgreSQL +skipped: no PostgreSQL server binaries .*postgresql$/m);
+    const res = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
+    expect(res.postgres.skipped).toMatch(/Debian package postgresql/);
+  }, 60_000);
+
+  const pgNote = pgBinDir() ? '' : ' (skipped: needs postgres)';
+  it.skipIf(!pgBinDir())(
+    `reports /v1/credits and parse throughput on SQLite, PostgreSQL and two PostgreSQL instances${pgNote}`,
+    async () => {
+      const out = tmpDir('cas-bench-');
+      const r = await bench(['--quick', '--only', 'postgres', '--out', out]);
+      expect(r.stderr).not.toMatch(/bench: (?!statements|cas serve on|done)/);
+      expect(r.exitCode).toBe(0);
+      for (const what of ['/v1/credits', 'parse'])
+        for (const line of ['SQLite, 1 instance', 'PostgreSQL, 1 instance', 'PostgreSQL, 2 instances'])
+          expect(r.stdout).toContain(`${what}, ${line}`);
+      expect(r.stdout).toMatch(
+        /\/v1\/credits, PostgreSQL, 2 instances +\d+ req\/s \(\d+ \+ \d+\), p99 \d+ ms, [\d.]+ \+ [\d.]+ CPU ms\/request; [\d.]+x one instance, [\d.]+x SQLite/,
+      );
+      const res = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
+      const pg = res.postgres;
+      for (const set of [pg.sqlite, pg.pg1, pg.pg2])
+        for (const k of ['credits', 'parse']) {
+          expect(set[k].rps).toBeGreaterThan(0);
+          expect(set[k].non2xx + set[k].errors).toBe(0);
+          expect(set[k].cpu_ms_per_request.cas).toBeGreaterThan(0);
+        }
+      expect(pg.pg2.instances).toBe(2);
+      expect(pg.pg2.credits.rps).toBeCloseTo(pg.pg2.credits.per_instance[0] + pg.pg2.credits.per_instance[1], 6);
+      expect(pg.ratios.parse_pg2_vs_pg1).toBeCloseTo(pg.pg2.parse.rps / pg.pg1.parse.rps, 6);
+      expect(pg.ratios.credits_pg1_vs_sqlite).toBeCloseTo(pg.pg1.credits.rps / pg.sqlite.credits.rps, 6);
+    },
+    180_000,
+  );
 });
