@@ -5,6 +5,8 @@
 #   dovecot-imapd  the IMAP peer of the inbox tests  openssl        certificates for STARTTLS and the locker
 #   jq             the `cas parse | jq` pipe test    chromium       the second layout renderer, the HTML report
 #   fonts-liberation fonts-dejavu-core               the fonts the Chromium renderer lays out with
+#   postgresql     initdb/postgres for the server suite's second run on PostgreSQL (the tests start their
+#                  own throwaway cluster on a loopback port; no system service is needed or started by them)
 set -euo pipefail
 
 need=()
@@ -15,6 +17,13 @@ command -v dovecot >/dev/null 2>&1 || need+=(dovecot-imapd)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fc-list 2>/dev/null | grep -qi 'Liberation Sans' || need+=(fonts-liberation fonts-dejavu-core)
+# Debian keeps initdb and pg_ctl in /usr/lib/postgresql/<major>/bin, off PATH.
+have_pg() {
+  local d
+  for d in /usr/lib/postgresql/*/bin; do [ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ] && return 0; done
+  command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1
+}
+have_pg || need+=(postgresql)
 
 if [ ${#need[@]} -eq 0 ]; then
   echo "setup:test: every test tool is installed"

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES, ExitCode } from '../src/errors.js';
 import { cas, fixture, tmpDir, type RunResult } from './helpers.js';
-import { newKey, serve, type Served } from './server-helpers.js';
+import { newKey, serve, storeArgs, type Served } from './server-helpers.js';
 
 function expectFailure(r: RunResult, code: number, message: RegExp): void {
   expect({ code: r.exitCode, stderr: r.stderr }).toEqual({ code, stderr: expect.stringMatching(message) });
@@ -80,7 +80,10 @@ describe('exit codes', () => {
     try {
       for (const flag of ['--port', '--smtp-port']) {
         const args = flag === '--port' ? ['--port', String(port)] : ['--port', '0', '--smtp-port', String(port)];
-        const r = await cas(['serve', ...args, '--data-dir', tmpDir()], { env: { CAS_SECRET_KEY: '11'.repeat(32) } });
+        const dataDir = tmpDir();
+        const r = await cas(['serve', ...args, '--data-dir', dataDir, ...(await storeArgs(dataDir))], {
+          env: { CAS_SECRET_KEY: '11'.repeat(32) },
+        });
         expectFailure(
           r,
           ExitCode.USAGE,

@@ -7,7 +7,7 @@ import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { InboundWebhookPayload } from '../src/schema/index.js';
 import { verifyWebhook } from '../src/shared/webhook-signature.js';
 import { cas, fixture, tmpDir } from './helpers.js';
-import { newKey, post, receiver, serve, smtpPortOf, waitFor, type Served } from './server-helpers.js';
+import { dbRows, newKey, PG, post, receiver, serve, smtpPortOf, waitFor, waitForAsync, type Served } from './server-helpers.js';
 import { needs } from './tools.js';
 
 const CAMS = readFileSync(fixture('registrar/cams-detailed.pdf'));
@@ -559,36 +559,32 @@ describe('webhook deliveries: concurrent across endpoints, attempts recorded bef
     const hook = await receiver();
     hook.mode.hang = true;
     const dataDir = tmpDir('cas-srv-');
-    let s = await serve(dataDir, ['--smtp-port', '0', '--inbound-domain', 'in.cas.test'], env);
+    // PostgreSQL: the restarted server is another instance, which takes the killed one's delivery back
+    // once its lease (webhook timeout + 5 s) has run out; SQLite takes every lease back at start-up.
+    const killEnv = PG ? { ...env, CAS_HEARTBEAT_MS: '500', CAS_WEBHOOK_TIMEOUT_MS: '3000' } : env;
+    const retryMs = PG ? 30_000 : 10_000;
+    let s = await serve(dataDir, ['--smtp-port', '0', '--inbound-domain', 'in.cas.test'], killEnv);
     try {
       const k = await newKey(dataDir, ['--credits', '1']);
       await post(s.url, '/v4/inbound-email', { key: k, json: { alias: 'killed', callback_url: hook.url } });
       await mailTo(s, 'killed@in.cas.test');
       const first = await waitFor(() => hook.hooks[0]);
       const id = String(first.headers['x-cas-delivery-id']);
-      const Database = (await import('better-sqlite3')).default;
-      const read = <T>(sql: string): T => {
-        const db = new Database(path.join(dataDir, 'cas.db'), { readonly: true });
-        try {
-          return db.prepare(sql).all(id) as T;
-        } finally {
-          db.close();
-        }
-      };
+      const read = <T>(sql: string): Promise<T> => dbRows(dataDir, sql, [id]) as Promise<T>;
       // The POST is in flight: its attempt is already recorded, not completed.
-      expect(read('SELECT attempt, status_code, completed_at FROM webhook_attempts WHERE delivery_id = ?')).toEqual([
+      expect(await read('SELECT attempt, status_code, completed_at FROM webhook_attempts WHERE delivery_id = ?')).toEqual([
         { attempt: 1, status_code: null, completed_at: null },
       ]);
       s.proc.kill('SIGKILL');
       await s.proc;
       hook.mode.hang = false;
-      s = await serve(dataDir, ['--smtp-port', '0', '--inbound-domain', 'in.cas.test'], env);
-      const again = await waitFor(() => hook.hooks[1]);
+      s = await serve(dataDir, ['--smtp-port', '0', '--inbound-domain', 'in.cas.test'], killEnv);
+      const again = await waitFor(() => hook.hooks[1], retryMs);
       expect(again.headers['x-cas-delivery-id']).toBe(id);
-      await waitFor(() =>
-        read<{ status: string }[]>('SELECT status FROM webhook_deliveries WHERE id = ?')[0].status === 'delivered' ? true : undefined,
+      await waitForAsync(
+        async () => (await read<{ status: string }[]>('SELECT status FROM webhook_deliveries WHERE id = ?'))[0].status === 'delivered',
       );
-      const attempts = read<{ attempt: number; status_code: number | null; error: string | null }[]>(
+      const attempts = await read<{ attempt: number; status_code: number | null; error: string | null }[]>(
         'SELECT attempt, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY id',
       );
       expect(attempts).toEqual([

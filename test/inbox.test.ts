@@ -7,7 +7,7 @@ import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { InboxSearchResponse } from '../src/schema/index.js';
 import { cas, cleanEnv, expectedJson, fixture, tmpDir } from './helpers.js';
 import { startDovecot, type Dovecot } from './dovecot.js';
-import { newKey, post, serve, type Served } from './server-helpers.js';
+import { dbRows, newKey, post, serve, type Served } from './server-helpers.js';
 import { needs } from './tools.js';
 
 const dovecot = needs('dovecot');
@@ -427,23 +427,14 @@ describe('Gmail connector on recorded API responses', () => {
 
 describe('forged inbox tokens (issue 18 item 9)', () => {
   it('are refused as invalid and create no key on the server', async () => {
-    const Database = (await import('better-sqlite3')).default;
-    const keys = (): string[] => {
-      const db = new Database(path.join(srv.dataDir, 'cas.db'), { readonly: true });
-      try {
-        return (db.prepare("SELECT name FROM settings WHERE name LIKE 'inbox_key_%' ORDER BY name").all() as { name: string }[]).map(
-          (r) => r.name,
-        );
-      } finally {
-        db.close();
-      }
-    };
-    const before = keys();
+    const keys = async (): Promise<string[]> =>
+      (await dbRows(srv.dataDir, "SELECT name FROM settings WHERE name LIKE 'inbox_key_%' ORDER BY name")).map((r) => r.name as string);
+    const before = await keys();
     for (const kid of [2, 7, 200]) {
       const forged = `itk_${Buffer.concat([Buffer.from([kid]), Buffer.alloc(40, kid)]).toString('base64url')}`;
       const r = await post(srv.url, '/v4/inbox/status', { key, headers: { 'x-inbox-token': forged } });
       expect(r).toMatchObject({ status: 401, body: { status: 'error', msg: 'invalid inbox token', requires_reconnect: true } });
     }
-    expect(keys()).toEqual(before);
+    expect(await keys()).toEqual(before);
   });
 });

@@ -9,11 +9,10 @@ import http from 'node:http';
 import { existsSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import nodemailer from 'nodemailer';
 import { verifyWebhook } from '../src/shared/webhook-signature.js';
 import { cas, fixture, tmpDir } from './helpers.js';
-import { newKey, post, receiver, serve, smtpPortOf, waitFor, type Served } from './server-helpers.js';
+import { dbRows, dbRun, newKey, PG, post, receiver, serve, smtpPortOf, storeArgs, waitFor, type Served } from './server-helpers.js';
 
 const CDSL = readFileSync(fixture('depository_a/cdsl-cas.pdf'));
 const SANDBOX = 'cas_sandbox_public_key';
@@ -98,7 +97,8 @@ describe('stored files and secrets (18.10) and link bases (18.11)', () => {
     const s = await serve(dataDir, MAIL, { CAS_DNS_OFFLINE: '1' }, { umask: '000' });
     open.push(s);
     try {
-      expect(s.log()).toMatch(/warning: stored secrets are encrypted with a key kept beside the database/);
+      // SQLite keeps a generated key beside the database (and warns); PostgreSQL takes the shared CAS_SECRET_KEY.
+      if (!PG) expect(s.log()).toMatch(/warning: stored secrets are encrypted with a key kept beside the database/);
       const key = await newKey(dataDir, ['--credits', '5']);
       const created = await post(s.url, '/v4/inbound-email', { key, json: { alias: 'modes', callback_url: hook.url } });
       expect(created.status).toBe(201);
@@ -111,20 +111,22 @@ describe('stored files and secrets (18.10) and link bases (18.11)', () => {
 
       expect(mode(dataDir)).toBe('700');
       expect(mode(path.dirname(dataDir))).toBe('700');
-      for (const f of ['cas.db', 'cas.db-wal', 'cas.db-shm', 'cas.db.key']) expect([f, mode(path.join(dataDir, f))]).toEqual([f, '600']);
+      if (!PG)
+        for (const f of ['cas.db', 'cas.db-wal', 'cas.db-shm', 'cas.db.key']) expect([f, mode(path.join(dataDir, f))]).toEqual([f, '600']);
       expect(mode(path.join(dataDir, 'files'))).toBe('700');
       const pdfs = readdirSync(path.join(dataDir, 'files'));
       expect(pdfs.length).toBeGreaterThan(0);
       for (const f of pdfs) expect([f, mode(path.join(dataDir, 'files', f))]).toEqual([f, '600']);
 
-      // Not in plain text anywhere in the database (main file or log).
-      const raw = Buffer.concat([readFileSync(path.join(dataDir, 'cas.db')), readFileSync(path.join(dataDir, 'cas.db-wal'))]);
-      expect(raw.includes(Buffer.from(secret))).toBe(false);
-      const db = new Database(path.join(dataDir, 'cas.db'), { readonly: true });
-      const stored = (db.prepare('SELECT webhook_secret FROM inbound_emails').get() as { webhook_secret: string }).webhook_secret;
-      expect(db.prepare("SELECT COUNT(*) AS n FROM settings WHERE name LIKE 'inbox_key%'").get()).toEqual({ n: 0 });
-      db.close();
+      // Not in plain text anywhere in the database (main file or log: SQLite's files; PostgreSQL's rows below).
+      if (!PG) {
+        const raw = Buffer.concat([readFileSync(path.join(dataDir, 'cas.db')), readFileSync(path.join(dataDir, 'cas.db-wal'))]);
+        expect(raw.includes(Buffer.from(secret))).toBe(false);
+      }
+      const stored = (await dbRows(dataDir, 'SELECT webhook_secret FROM inbound_emails'))[0].webhook_secret as string;
+      expect(await dbRows(dataDir, "SELECT COUNT(*) AS n FROM settings WHERE name LIKE 'inbox_key%'")).toEqual([{ n: 0 }]);
       expect(stored).toMatch(/^whenc_/);
+      expect(stored).not.toContain(secret);
 
       // Link poisoning: a forged Host (and X-Forwarded-Host) appears in no URL handed out.
       const id = created.body.inbound_email_id as string;
@@ -170,66 +172,75 @@ describe('stored files and secrets (18.10) and link bases (18.11)', () => {
     expect(missing.stderr).toMatch(/cannot read the secret key file/);
   });
 
-  it('an outside key (CAS_SECRET_KEY): no key file, no warning; plain secrets and a key kept in the database migrate on start', async () => {
-    const hook = await receiver();
-    const dataDir = tmpDir('cas-sec-');
-    try {
-      // A database as earlier versions left it: the mailbox key in its settings table, a plain webhook secret.
-      let s = await serve(dataDir, MAIL, { CAS_DNS_OFFLINE: '1' });
-      const key = await newKey(dataDir, ['--credits', '5']);
-      const created = await post(s.url, '/v4/inbound-email', { key, json: { alias: 'legacy', callback_url: hook.url } });
-      const secret = created.body.webhook_secret as string;
-      expect(await s.stop()).toBe(0);
-      const legacyKey = randomBytes(32).toString('base64');
-      unlinkSync(path.join(dataDir, 'cas.db.key'));
-      let db = new Database(path.join(dataDir, 'cas.db'));
-      db.prepare("INSERT INTO settings (name, value) VALUES ('inbox_key_v1', ?)").run(legacyKey);
-      db.prepare('UPDATE inbound_emails SET webhook_secret = ?').run(secret);
-      db.close();
+  it.runIf(PG)(
+    'on PostgreSQL a start without the shared secret key stops with a usage error naming CAS_SECRET_KEY (PostgreSQL only)',
+    async () => {
+      const dataDir = tmpDir('cas-sec-');
+      const r = await cas(['serve', '--port', '0', '--data-dir', dataDir, ...(await storeArgs(dataDir))]);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toMatch(/CAS_SECRET_KEY/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    },
+  );
 
-      const outside = randomBytes(32).toString('hex');
-      s = await serve(dataDir, MAIL, { CAS_DNS_OFFLINE: '1', CAS_SECRET_KEY: outside });
-      open.push(s);
-      expect(s.log()).not.toMatch(/warning: stored secrets/);
-      expect(s.log()).toMatch(/sealed 1 stored secret with the current key/);
-      // The key the database kept is moved out of it (for what it sealed before), 0600.
-      expect(readFileSync(path.join(dataDir, 'cas.db.key'), 'utf8').trim()).toBe(legacyKey);
-      expect(mode(path.join(dataDir, 'cas.db.key'))).toBe('600');
-      db = new Database(path.join(dataDir, 'cas.db'), { readonly: true });
-      expect(db.prepare("SELECT COUNT(*) AS n FROM settings WHERE name LIKE 'inbox_key%'").get()).toEqual({ n: 0 });
-      expect((db.prepare('SELECT webhook_secret FROM inbound_emails').get() as { webhook_secret: string }).webhook_secret).toMatch(
-        /^whenc_/,
-      );
-      db.close();
-      await mail(s, 'legacy@in.cas.test');
-      const h = await waitFor(() => hook.hooks[0]);
-      expect(verifyWebhook(secret, String(h.headers['x-cas-signature']), h.body, 300)).toEqual({ ok: true });
+  it.skipIf(PG)(
+    'an outside key (CAS_SECRET_KEY): no key file, no warning; plain secrets and a key kept in the database migrate on start (SQLite only: the key file beside the database)',
+    async () => {
+      const hook = await receiver();
+      const dataDir = tmpDir('cas-sec-');
+      try {
+        // A database as earlier versions left it: the mailbox key in its settings table, a plain webhook secret.
+        let s = await serve(dataDir, MAIL, { CAS_DNS_OFFLINE: '1' });
+        const key = await newKey(dataDir, ['--credits', '5']);
+        const created = await post(s.url, '/v4/inbound-email', { key, json: { alias: 'legacy', callback_url: hook.url } });
+        const secret = created.body.webhook_secret as string;
+        expect(await s.stop()).toBe(0);
+        const legacyKey = randomBytes(32).toString('base64');
+        unlinkSync(path.join(dataDir, 'cas.db.key'));
+        await dbRun(dataDir, "INSERT INTO settings (name, value) VALUES ('inbox_key_v1', ?)", [legacyKey]);
+        await dbRun(dataDir, 'UPDATE inbound_emails SET webhook_secret = ?', [secret]);
 
-      // A fresh database with the outside key makes no key file beside it.
-      const fresh = tmpDir('cas-sec-');
-      const s2 = await serve(fresh, [], { CAS_SECRET_KEY: randomBytes(32).toString('base64') });
-      open.push(s2);
-      expect(existsSync(path.join(fresh, 'cas.db.key'))).toBe(false);
-      expect(s2.log()).not.toMatch(/warning/);
-    } finally {
-      await hook.close();
-    }
-  });
+        const outside = randomBytes(32).toString('hex');
+        s = await serve(dataDir, MAIL, { CAS_DNS_OFFLINE: '1', CAS_SECRET_KEY: outside });
+        open.push(s);
+        expect(s.log()).not.toMatch(/warning: stored secrets/);
+        expect(s.log()).toMatch(/sealed 1 stored secret with the current key/);
+        // The key the database kept is moved out of it (for what it sealed before), 0600.
+        expect(readFileSync(path.join(dataDir, 'cas.db.key'), 'utf8').trim()).toBe(legacyKey);
+        expect(mode(path.join(dataDir, 'cas.db.key'))).toBe('600');
+        expect(await dbRows(dataDir, "SELECT COUNT(*) AS n FROM settings WHERE name LIKE 'inbox_key%'")).toEqual([{ n: 0 }]);
+        expect((await dbRows(dataDir, 'SELECT webhook_secret FROM inbound_emails'))[0].webhook_secret).toMatch(/^whenc_/);
+        await mail(s, 'legacy@in.cas.test');
+        const h = await waitFor(() => hook.hooks[0]);
+        expect(verifyWebhook(secret, String(h.headers['x-cas-signature']), h.body, 300)).toEqual({ ok: true });
+
+        // A fresh database with the outside key makes no key file beside it.
+        const fresh = tmpDir('cas-sec-');
+        const s2 = await serve(fresh, [], { CAS_SECRET_KEY: randomBytes(32).toString('base64') });
+        open.push(s2);
+        expect(existsSync(path.join(fresh, 'cas.db.key'))).toBe(false);
+        expect(s2.log()).not.toMatch(/warning/);
+      } finally {
+        await hook.close();
+      }
+    },
+  );
 });
 
 describe('usage log (18.12)', () => {
   it('rows older than CAS_USAGE_RETENTION_DAYS go at start-up; free calls within a minute share a row; billed calls stay one row each and exact', async () => {
     const dataDir = tmpDir('cas-sec-');
     const key = await newKey(dataDir, ['--credits', '5']);
-    const db = new Database(path.join(dataDir, 'cas.db'));
-    const keyId = (db.prepare('SELECT id FROM api_keys').get() as { id: number }).id;
+    const keyId = (await dbRows(dataDir, 'SELECT id FROM api_keys'))[0].id as number;
     const old = (days: number): string => new Date(Date.now() - days * 86_400_000).toISOString();
-    const ins = db.prepare(
-      "INSERT INTO usage_log (key_id, request_id, feature, path, status_code, credits_milli, timestamp) VALUES (?, ?, 'credits', '/v1/credits', 200, 0, ?)",
-    );
-    ins.run(keyId, 'req_ancient', old(40));
-    ins.run(keyId, 'req_recent', old(10));
-    db.close();
+    const ins = (requestId: string, at: string): Promise<void> =>
+      dbRun(
+        dataDir,
+        "INSERT INTO usage_log (key_id, request_id, feature, path, status_code, credits_milli, timestamp) VALUES (?, ?, 'credits', '/v1/credits', 200, 0, ?)",
+        [keyId, requestId, at],
+      );
+    await ins('req_ancient', old(40));
+    await ins('req_recent', old(10));
     const s = await serve(dataDir, [], { CAS_USAGE_RETENTION_DAYS: '30' });
     open.push(s);
     const ids = async (): Promise<string[]> =>
@@ -243,10 +254,8 @@ describe('usage log (18.12)', () => {
     expect((await post(s.url, '/v4/smart/parse', { key, json: body })).status).toBe(200);
     expect((await post(s.url, '/v4/smart/parse', { key, json: { pdf_file: 'bm90IGEgcGRm' } })).status).toBe(400);
 
-    const rows = new Database(path.join(dataDir, 'cas.db'), { readonly: true });
-    const credits = rows.prepare("SELECT requests FROM usage_log WHERE feature = 'credits' AND request_id != 'req_recent'").all();
-    const parses = rows.prepare("SELECT status_code, credits_milli, requests FROM usage_log WHERE feature = 'parse' ORDER BY id").all();
-    rows.close();
+    const credits = await dbRows(dataDir, "SELECT requests FROM usage_log WHERE feature = 'credits' AND request_id != 'req_recent'");
+    const parses = await dbRows(dataDir, "SELECT status_code, credits_milli, requests FROM usage_log WHERE feature = 'parse' ORDER BY id");
     expect(credits).toEqual([{ requests: 6 }]);
     expect(parses).toEqual([
       { status_code: 200, credits_milli: 1000, requests: 1 },

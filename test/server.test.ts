@@ -3,7 +3,7 @@ import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { cas, expectedJson, fixture } from './helpers.js';
-import { newKey, post, serve, type Served } from './server-helpers.js';
+import { newKey, PG, post, serve, serveAdmin, waitForAsync, type Served } from './server-helpers.js';
 import { BILLED, FEATURES, PRICES } from '../src/server/billing.js';
 import type { RouteMeta } from '../src/server/context.js';
 
@@ -290,18 +290,18 @@ describe('billing under concurrency, and restarts', () => {
 describe('administration without HTTP', () => {
   it('keys list never shows secrets; revoke and credits add take effect at once', async () => {
     const k = await newKey(srv.dataDir, ['--credits', '2', '--name', 'ops-test']);
-    const list = await cas(['serve', 'keys', 'list', '--data-dir', srv.dataDir, '--json']);
+    const list = await serveAdmin(srv.dataDir, ['keys', 'list', '--json']);
     const rows = JSON.parse(list.stdout) as { id: number; prefix: string; name: string; credits: number }[];
     const row = rows.find((r) => r.name === 'ops-test')!;
     expect(row).toMatchObject({ credits: 2, prefix: expect.stringMatching(/^cas_live_.{4}\.\.\.$/) });
     expect(list.stdout).not.toContain(k);
-    expect((await cas(['serve', 'credits', 'add', String(row.id), '3', '--data-dir', srv.dataDir])).exitCode).toBe(0);
+    expect((await serveAdmin(srv.dataDir, ['credits', 'add', String(row.id), '3'])).exitCode).toBe(0);
     expect((await post(srv.url, '/v1/credits', { key: k })).body.remaining).toBe(5);
-    expect((await cas(['serve', 'keys', 'revoke', String(row.id), '--data-dir', srv.dataDir])).exitCode).toBe(0);
+    expect((await serveAdmin(srv.dataDir, ['keys', 'revoke', String(row.id)])).exitCode).toBe(0);
     const after = await post(srv.url, '/v1/credits', { key: k });
     expect(after.status).toBe(403);
     expect(after.body.msg).toBe('invalid API key');
-    expect((await cas(['serve', 'keys', 'revoke', String(row.id), '--data-dir', srv.dataDir])).exitCode).toBe(2);
+    expect((await serveAdmin(srv.dataDir, ['keys', 'revoke', String(row.id)])).exitCode).toBe(2);
   });
 });
 
@@ -530,7 +530,10 @@ describe('a request costs nothing until it is authenticated and valid (issue 18 
   });
 
   it('credits held by requests a killed server never finished are refunded at the next start', async () => {
-    const own = await serve();
+    // PostgreSQL: the next start is another instance, which refunds a dead one's requests once its heartbeat
+    // is 3 beats old (SQLite refunds everything at start-up: one server per database file).
+    const beat: Record<string, string> = PG ? { CAS_HEARTBEAT_MS: '300' } : {};
+    const own = await serve(undefined, [], beat);
     const k = await newKey(own.dataDir, ['--credits', '5']);
     const hang = http.createServer(() => undefined);
     await new Promise<void>((r) => hang.listen(0, '127.0.0.1', () => r()));
@@ -551,8 +554,12 @@ describe('a request costs nothing until it is authenticated and valid (issue 18 
       own.proc.kill('SIGKILL');
       await own.proc;
       await Promise.all(running);
-      again = await serve(own.dataDir);
-      expect(again.log()).toMatch(/refunded the credits of 3 requests a previous run did not finish/);
+      again = await serve(own.dataDir, [], beat);
+      if (PG) {
+        const srv2 = again;
+        await waitForAsync(async () => (await post(srv2.url, '/v1/credits', { key: k })).body.remaining === 5, 15_000);
+        expect(again.log()).toMatch(/refunded the credits of 3 requests/);
+      } else expect(again.log()).toMatch(/refunded the credits of 3 requests a previous run did not finish/);
       expect((await post(again.url, '/v1/credits', { key: k })).body).toMatchObject({ remaining: 5, used: 0 });
     } finally {
       await again?.stop();

@@ -5,8 +5,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { pgBinDir } from './pg.js';
 
-export type Tool = 'qpdf' | 'dovecot' | 'openssl' | 'pdftotext' | 'jq' | 'chromium';
+export type Tool = 'qpdf' | 'dovecot' | 'openssl' | 'pdftotext' | 'jq' | 'chromium' | 'postgres';
 
 /** How to ask each tool for its version, and the Debian package that installs it. */
 const TOOLS: Record<Tool, { probe: string[]; pkg: string }> = {
@@ -16,6 +17,8 @@ const TOOLS: Record<Tool, { probe: string[]; pkg: string }> = {
   pdftotext: { probe: ['-v'], pkg: 'poppler-utils' },
   jq: { probe: ['--version'], pkg: 'jq' },
   chromium: { probe: ['--version'], pkg: 'chromium' },
+  // Debian keeps initdb/pg_ctl/postgres in /usr/lib/postgresql/<major>/bin, off PATH: test/pg.ts finds them.
+  postgres: { probe: [], pkg: 'postgresql' },
 };
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -23,6 +26,7 @@ const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/go
 const known = new Map<Tool, boolean>();
 
 function present(tool: Tool): boolean {
+  if (tool === 'postgres') return pgBinDir() !== null;
   if (tool === 'chromium' && process.env.CAS_CHROMIUM) return existsSync(process.env.CAS_CHROMIUM);
   const cmd = tool === 'chromium' ? (CHROMIUM.find((p) => existsSync(p)) ?? 'chromium') : tool;
   const r = spawnSync(cmd, TOOLS[tool].probe, { stdio: 'ignore', timeout: 20_000 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { KycStatusResponse, REGULATOR_ALIASES, RegulatorCategory, RegulatorResponse } from '../src/schema/index.js';
 import { aggregate, agencyStatus, normalizeMode, normalizeStatus } from '../src/server/kyc.js';
 import { cas, tmpDir } from './helpers.js';
-import { newKey, post, serve, type Served } from './server-helpers.js';
+import { newKey, post, serve, serveAdmin, type Served } from './server-helpers.js';
 
 type Cat = (typeof RegulatorCategory.options)[number];
 interface Entry {
@@ -197,11 +197,11 @@ beforeAll(async () => {
   key = await newKey(srv.dataDir, ['--credits', '100']);
   const file = path.join(dir, 'registry.csv');
   writeFileSync(file, `${csv(entries)}\nNo Category Co,INA999999999,nonsense,,,,,,\n,INA888888888,ria,,,,,,\n`);
-  const first = await cas(['serve', 'registry', 'import', file, '--data-dir', srv.dataDir, '--json']);
+  const first = await serveAdmin(srv.dataDir, ['registry', 'import', file, '--json']);
   const report = JSON.parse(first.stdout);
   expect(report.inserted).toBe(entries.length);
   expect(report.rejected.map((r: { row: number }) => r.row)).toEqual([entries.length + 2, entries.length + 3]);
-  const again = await cas(['serve', 'registry', 'import', file, '--data-dir', srv.dataDir, '--json']);
+  const again = await serveAdmin(srv.dataDir, ['registry', 'import', file, '--json']);
   expect(JSON.parse(again.stdout)).toMatchObject({ inserted: 0, updated: 0, unchanged: entries.length });
 });
 afterAll(async () => {
