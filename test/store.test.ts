@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { cas, tmpDir } from './helpers.js';
 import { post, serve, type Served } from './server-helpers.js';
-import { pgBinDir, startCluster, type PgCluster } from './pg.js';
+import { startCluster, type PgCluster } from './pg.js';
+import { needs } from './tools.js';
 
 const KEY_A = Buffer.alloc(32, 7).toString('base64');
 const KEY_B = Buffer.alloc(32, 9).toString('base64');
@@ -35,9 +36,9 @@ describe('store start-up refusals (no PostgreSQL needed)', () => {
   });
 });
 
-const PG = pgBinDir() !== null;
+const pgTool = needs('postgres');
 
-describe.skipIf(!PG)(`PostgreSQL store${PG ? '' : ' (skipped: needs postgres)'}`, () => {
+describe.skipIf(pgTool.skip)(`PostgreSQL store${pgTool.note}`, () => {
   let cluster: PgCluster;
   beforeAll(async () => {
     cluster = await startCluster();
