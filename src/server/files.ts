@@ -1,8 +1,8 @@
 /**
  * Stored statement files and their signed, expiring download links.
  * Files are content-addressed under the files folder (`--files-dir`, default DATA_DIR/files) as
- * <sha256>.pdf, each stored once; several instances mount one folder, and the link key lives in the
- * shared store, so a link one instance made opens on any.
+ * <sha256>.pdf, each stored once; several instances mount one folder and share the link key (derived
+ * from the configured secret key, or kept in the shared store), so a link one instance made opens on any.
  * A link is `/files/<sha256>/<name>?exp=<unix seconds>&sig=<hex>` where
  * sig = HMAC-SHA256(server secret, "<path>?exp=<exp>"); a tampered or expired link is refused.
  */
@@ -17,11 +17,18 @@ export class FileStore {
     private readonly key: Buffer,
   ) {}
 
-  static async open(db: Queries, dir: string): Promise<FileStore> {
+  /**
+   * The link key comes from the configured secret key when there is one (every instance of a shared
+   * store has the same: CAS_SECRET_KEY), else from a random key kept in the store.
+   */
+  static async open(db: Queries, dir: string, configuredKey: Buffer | null = null): Promise<FileStore> {
     // Statements are private: the folder 0700, each file 0600 (files of earlier versions tightened).
     privateDir(dir, true);
     for (const name of readdirSync(dir)) if (name.endsWith('.pdf')) chmodSync(path.join(dir, name), 0o600);
-    return new FileStore(dir, await secret(db, 'link_signing_key'));
+    const key = configuredKey
+      ? createHmac('sha256', configuredKey).update('cas file links v1').digest()
+      : await secret(db, 'link_signing_key');
+    return new FileStore(dir, key);
   }
 
   /** Store bytes once; returns their sha256. Written atomically (temp file + rename). */

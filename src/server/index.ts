@@ -229,7 +229,7 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
     throw err;
   }
   const pool = new ParsePool({ warm: true });
-  const files = await FileStore.open(db, config.filesDir ?? path.join(config.dataDir, 'files'));
+  const files = await FileStore.open(db, config.filesDir ?? path.join(config.dataDir, 'files'), key);
   const ctx: App = { db, instanceId, pool, config, files, providers: makeProviders(config.providers) };
   const app = await buildApp(ctx);
   const release = async (): Promise<void> => {
