@@ -153,22 +153,35 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
         instanceId,
       };
       const ok = s.success ?? (reply.statusCode >= 200 && reply.statusCode < 300);
-      // The charge kept and its usage row are written together: a crash cannot keep one without the
-      // other. A call that holds nothing (free, sandbox, settled) only logs: one statement, no transaction.
-      if (s.reservation && !s.settled)
-        await db.tx(async (q) => {
-          await settle(q, req, ok);
-          await logUsage(q, { ...entry, credits: s.charged });
-        });
+      // The credit headers belong to billed features; free account calls skip the extra query.
+      const billed = Boolean(PRICES[meta.feature]);
+      const balance = (q: Queries): Promise<number | null> =>
+        billed && !s.principal!.sandbox ? remaining(q, s.principal!.keyId) : Promise.resolve(null);
+      let rem: number | null;
+      const reservation = s.reservation;
+      if (reservation && !s.settled)
+        // The charge kept, its usage row and the balance for the header are one transaction whose
+        // COMMIT is sent as the answer is written (nothing awaited between them): a crash before it
+        // leaves the reservation, which is refunded; a COMMIT that fails later refunds it now.
+        rem = await db.txBeforeAnswer(
+          async (q) => {
+            await settle(q, req, ok);
+            await logUsage(q, { ...entry, credits: s.charged });
+            return balance(q);
+          },
+          (err) => {
+            process.stderr.write(`cas serve: the charge of ${s.id} was not recorded (${err.message}); refunded\n`);
+            release(db, reservation, true).catch(() => undefined);
+          },
+        );
       else {
         await settle(db, req, ok);
         await logUsage(db, { ...entry, credits: s.charged });
+        rem = await balance(db);
       }
-      // The credit headers belong to billed features; free account calls skip the extra query.
-      if (PRICES[meta.feature]) {
+      if (billed) {
         reply.header('X-Credits-Used', String(s.charged));
-        const rem = s.principal.sandbox ? null : await remaining(db, s.principal.keyId);
-        reply.header('X-Credits-Remaining', rem === null ? 'unlimited' : String(rem));
+        reply.header('X-Credits-Remaining', s.principal.sandbox || rem === null ? 'unlimited' : String(rem));
       }
       return payload;
     });

@@ -90,6 +90,27 @@ class PostgresDb implements Db {
       c.release();
     }
   }
+  async txBeforeAnswer<T>(fn: (q: Queries) => Promise<T>, late: (err: Error) => void): Promise<T> {
+    const c = await this.pool.connect();
+    let v: T;
+    try {
+      await c.query('BEGIN');
+      v = await fn(queries(c, true, () => Promise.reject(new Error('unreachable'))));
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      c.release();
+      throw err;
+    }
+    // Sent now (the connection is idle: pg writes it to the socket in this turn), acknowledged later.
+    c.query('COMMIT').then(
+      () => c.release(),
+      (err: Error) => {
+        c.release(err);
+        late(err);
+      },
+    );
+    return v;
+  }
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

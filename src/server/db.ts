@@ -105,6 +105,9 @@ class SqliteDb implements Db {
       done();
     }
   }
+  txBeforeAnswer<T>(fn: (q: Queries) => Promise<T>): Promise<T> {
+    return this.tx(fn);
+  }
   async close(): Promise<void> {
     await this.turn();
     if (this.raw.open) this.raw.close();

@@ -23,6 +23,12 @@ export interface Db extends Queries {
   /** The SQLite file (the local key file sits beside it); null for PostgreSQL and in-memory SQLite. */
   readonly file: string | null;
   readonly open: boolean;
+  /**
+   * A transaction whose COMMIT is sent but not awaited: the caller writes its answer in the same turn,
+   * so a crash cannot fall between a charge being kept and its answer being written (SQLite commits
+   * at once). A COMMIT that fails after that is reported to `late` (the caller undoes what it can).
+   */
+  txBeforeAnswer<T>(fn: (q: Queries) => Promise<T>, late: (err: Error) => void): Promise<T>;
   close(): Promise<void>;
 }
 
