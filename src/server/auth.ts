@@ -181,7 +181,7 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
       }
       if (billed) {
         reply.header('X-Credits-Used', String(s.charged));
-        reply.header('X-Credits-Remaining', s.principal.sandbox || rem === null ? 'unlimited' : String(rem));
+        reply.header('X-Credits-Remaining', rem === null ? 'unlimited' : String(rem));
       }
       return payload;
     });

@@ -40,16 +40,14 @@ export function maskUrl(url: string): string {
   }
 }
 
-type Client = pg.Pool | pg.PoolClient;
-
-function queries(c: Client, inTx: boolean, txOf: (fn: (q: Queries) => Promise<unknown>) => Promise<unknown>): Queries {
-  const q: Queries = {
+/** Statements on the pool (each on any free connection) or on one connection (inside a transaction). */
+function queries(c: pg.Pool | pg.PoolClient, tx: Queries['tx']): Queries {
+  return {
     all: async <T>(sql: string, ...p: unknown[]) => (await c.query(numbered(sql), p)).rows as T[],
     get: async <T>(sql: string, ...p: unknown[]) => (await c.query(numbered(sql), p)).rows[0] as T | undefined,
     run: async (sql: string, ...p: unknown[]) => (await c.query(numbered(sql), p)).rowCount ?? 0,
-    tx: <T>(fn: (q: Queries) => Promise<T>) => (inTx ? fn(q) : (txOf(fn as never) as Promise<T>)),
+    tx,
   };
-  return q;
 }
 
 class PostgresDb implements Db {
@@ -62,7 +60,7 @@ class PostgresDb implements Db {
     private readonly pool: pg.Pool,
     readonly label: string,
   ) {
-    this.outside = queries(pool, false, (fn) => this.tx(fn));
+    this.outside = queries(pool, (fn) => this.tx(fn));
   }
   get open(): boolean {
     return !this.closed;
@@ -76,31 +74,30 @@ class PostgresDb implements Db {
   run(sql: string, ...p: unknown[]): Promise<number> {
     return this.outside.run(sql, ...p);
   }
-  async tx<T>(fn: (q: Queries) => Promise<T>): Promise<T> {
+  /** BEGIN and `fn` on one connection (nested transactions join it); rolled back and released when `fn` throws. */
+  private async begin<T>(fn: (q: Queries) => Promise<T>): Promise<{ c: pg.PoolClient; v: T }> {
     const c = await this.pool.connect();
     try {
       await c.query('BEGIN');
-      const v = await fn(queries(c, true, () => Promise.reject(new Error('unreachable'))));
-      await c.query('COMMIT');
-      return v;
+      const q: Queries = queries(c, (inner) => inner(q));
+      return { c, v: await fn(q) };
     } catch (err) {
       await c.query('ROLLBACK').catch(() => undefined);
+      c.release();
       throw err;
+    }
+  }
+  async tx<T>(fn: (q: Queries) => Promise<T>): Promise<T> {
+    const { c, v } = await this.begin(fn);
+    try {
+      await c.query('COMMIT');
+      return v;
     } finally {
       c.release();
     }
   }
   async txBeforeAnswer<T>(fn: (q: Queries) => Promise<T>, late: (err: Error) => void): Promise<T> {
-    const c = await this.pool.connect();
-    let v: T;
-    try {
-      await c.query('BEGIN');
-      v = await fn(queries(c, true, () => Promise.reject(new Error('unreachable'))));
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      c.release();
-      throw err;
-    }
+    const { c, v } = await this.begin(fn);
     // Sent now (the connection is idle: pg writes it to the socket in this turn), acknowledged later.
     c.query('COMMIT').then(
       () => c.release(),

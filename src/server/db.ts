@@ -74,17 +74,19 @@ class SqliteDb implements Db {
   private async turn(): Promise<void> {
     while (this.gate) await this.gate;
   }
+  /** The statements, once no transaction holds the connection. */
+  private async ready(): Promise<Queries> {
+    await this.turn();
+    return this.inside;
+  }
   async all<T>(sql: string, ...p: unknown[]): Promise<T[]> {
-    if (this.gate) await this.turn();
-    return this.prep(sql).all(...p) as T[];
+    return (await this.ready()).all<T>(sql, ...p);
   }
   async get<T>(sql: string, ...p: unknown[]): Promise<T | undefined> {
-    if (this.gate) await this.turn();
-    return this.prep(sql).get(...p) as T | undefined;
+    return (await this.ready()).get<T>(sql, ...p);
   }
   async run(sql: string, ...p: unknown[]): Promise<number> {
-    if (this.gate) await this.turn();
-    return this.prep(sql).run(...p).changes;
+    return (await this.ready()).run(sql, ...p);
   }
   async tx<T>(fn: (q: Queries) => Promise<T>): Promise<T> {
     await this.turn();

@@ -166,9 +166,6 @@ async function sameKeyEverywhere(db: Db, key: Buffer): Promise<void> {
     );
 }
 
-/** Where the store is, for the start-up line: the SQLite file, or the PostgreSQL URL without its password. */
-const storeLabel = (db: Db): string => db.label;
-
 export async function startServer(config: ServerConfig, log: (m: string) => void): Promise<{ url: string; close: () => Promise<void> }> {
   checkSettings(config);
   const key = configuredKey(config);
@@ -272,7 +269,7 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
   };
   const off = unconfiguredLine(config);
   if (off) log(off);
-  log(`cas serve: listening on ${url} (database ${storeLabel(db)}${db.exclusive ? '' : `, instance ${instanceId}`})`);
+  log(`cas serve: listening on ${url} (database ${db.label}${db.exclusive ? '' : `, instance ${instanceId}`})`);
   return { url, close };
 }
 

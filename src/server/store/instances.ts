@@ -1,14 +1,14 @@
 /**
  * The `cas serve` instances of one database: each writes a heartbeat row every `heartbeatMs`; an
  * instance whose heartbeat is older than three beats is dead (SIGKILL, a lost machine), and any other
- * instance removes its row, refunds the credits its unfinished requests held and frees its webhook
- * leases (those also run out on their own). On SQLite, one server per file, the previous run is dead
- * by definition: everything is taken back at start-up.
+ * instance removes its row and refunds the credits its unfinished requests held (its webhook leases
+ * run out on their own). On SQLite, one server per file, a previous run is dead by definition: its
+ * rows go at start-up.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db.js';
-import { reconcile, refundOrphans } from './usage.js';
+import { refundOrphans } from './usage.js';
 
 export const newInstanceId = (): string => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 
@@ -38,9 +38,7 @@ export async function reapInstances(
   const instances = everyOther
     ? await db.run('DELETE FROM instances WHERE id != ?', self)
     : await db.run('DELETE FROM instances WHERE heartbeat_at < ? AND id != ?', cutoff, self);
-  // SQLite's start-up: every reservation is a previous run's (this one has taken none yet).
-  const refunded = everyOther ? await reconcile(db) : await refundOrphans(db);
-  return { instances, refunded };
+  return { instances, refunded: await refundOrphans(db) };
 }
 
 export async function removeInstance(db: Db, id: string): Promise<void> {

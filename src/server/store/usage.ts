@@ -6,8 +6,8 @@ import type { Feature } from '../billing.js';
 /**
  * Take `credits` from a key atomically (one conditional UPDATE: concurrent requests on any number of
  * instances can never overdraw it) and record the reservation with the instance holding it, in the
- * same transaction, so that credits held by a request a crash cut short are returned (`reconcile`,
- * `reapInstances`). Returns the reservation's id (0 when nothing is charged), or null when the key
+ * same transaction, so that credits held by a request a crash cut short are returned
+ * (`refundOrphans`). Returns the reservation's id (0 when nothing is charged), or null when the key
  * has too few credits.
  */
 export async function reserve(db: Queries, key: KeyRow, credits: number, instanceId: string): Promise<number | null> {
@@ -57,21 +57,18 @@ export async function release(db: Queries, id: number, refund: boolean): Promise
   });
 }
 
-/** Refund every reservation `where` selects (one at a time, each once); returns how many. */
-async function refundWhere(db: Db, where: string, ...params: unknown[]): Promise<number> {
-  const ids = (await db.all<{ id: number }>(`SELECT id FROM credit_reservations WHERE ${where} ORDER BY id`, ...params)).map((r) => r.id);
+/**
+ * Refund the reservations of instances that are gone (their heartbeat rows were removed: a dead
+ * instance, or on SQLite every previous run), one at a time, each once; returns how many.
+ */
+export async function refundOrphans(db: Db): Promise<number> {
+  const ids = (
+    await db.all<{ id: number }>(
+      'SELECT id FROM credit_reservations WHERE instance_id IS NULL OR instance_id NOT IN (SELECT id FROM instances) ORDER BY id',
+    )
+  ).map((r) => r.id);
   for (const id of ids) await release(db, id, true);
   return ids.length;
-}
-
-/** At start-up on SQLite (one server per database): refund every reservation a previous run left. */
-export function reconcile(db: Db): Promise<number> {
-  return refundWhere(db, '1 = 1');
-}
-
-/** Refund the reservations of instances that are gone (their heartbeat rows were removed). */
-export function refundOrphans(db: Db): Promise<number> {
-  return refundWhere(db, 'instance_id IS NULL OR instance_id NOT IN (SELECT id FROM instances)');
 }
 
 /**
@@ -79,7 +76,7 @@ export function refundOrphans(db: Db): Promise<number> {
  * The key's hits are counted and one added in one transaction, serialised per key (an advisory lock
  * on PostgreSQL; SQLite's one writer); hits older than a minute are deleted on the way.
  */
-export async function rateAllow(db: Queries & { dialect: Db['dialect'] }, who: string, perMinute: number): Promise<boolean> {
+export async function rateAllow(db: Db, who: string, perMinute: number): Promise<boolean> {
   const now = new Date();
   const since = new Date(now.getTime() - 60_000).toISOString();
   const pg = db.dialect === 'postgres';
