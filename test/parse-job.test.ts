@@ -52,7 +52,7 @@ describe('the error map', () => {
     expect(errorInfo(Object.assign(new Error('nope'), { code: 'ENOENT', path: '/x.pdf' }))).toMatchObject({
       code: 'NotFound',
       exitCode: 2,
-      message: 'no such file: /x.pdf',
+      message: 'no such file',
     });
     const unexpected = errorInfo(new TypeError('boom\n    at somewhere (file.js:1:1)'));
     expect(unexpected).toMatchObject({
