@@ -139,9 +139,7 @@ export function renderTable(spec: TableSpec): string {
     if (widths) {
       // Columns left out to fit are named in one dim line under the table, never dropped silently.
       const gone = drops.slice(0, dropped).map((i) => spec.head[i]);
-      const notice = gone.length
-        ? `${chalk.dim(truncate(`(${gone.join(', ')} left out to fit ${max} columns)`, max))}\n`
-        : '';
+      const notice = gone.length ? `${chalk.dim(truncate(`(${gone.join(', ')} left out to fit ${max} columns)`, max))}\n` : '';
       return `${title}${boxed(
         keep.map((i) => spec.head[i]),
         rows.map((r) => keep.map((i) => r[i])),
