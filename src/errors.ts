@@ -24,7 +24,10 @@ export const ExitCode = {
 export const EXIT_CODES: readonly [code: number, meaning: string][] = [
   [ExitCode.OK, 'success'],
   [ExitCode.UNEXPECTED, 'unexpected error (a bug: please report it with CAS_DEBUG=1)'],
-  [ExitCode.USAGE, 'usage: unknown command or flag, bad flag value, invalid --base-url'],
+  [
+    ExitCode.USAGE,
+    'usage: unknown command or flag, bad flag value, invalid --base-url, or a request the service refused as invalid (HTTP 400, 422)',
+  ],
   [ExitCode.DOCUMENT, 'document: not a PDF, damaged, wrong or missing password, unsupported statement'],
   [ExitCode.AUTH, 'auth or credits: no API key, invalid or revoked key, credits used up, access refused'],
   [ExitCode.SERVICE, 'service error: the service failed (HTTP 5xx other than 503) or answered what it should not'],

@@ -40,7 +40,7 @@ beforeAll(async () => {
 function oneLine(stderr: string): void {
   const lines = stderr.trim().split('\n');
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^error: /);
+  expect(lines[0]).toMatch(/^cas: /);
   expect(stderr).not.toMatch(/\n\s+at |Unhandled|node:internal/);
 }
 

@@ -178,10 +178,13 @@ describe('cas parse and cas smart', () => {
     copyFileSync(fixture('registrar/cams-summary.pdf'), path.join(dir, 'in', 'd.pdf'));
     const r = await cas(['parse', path.join(dir, 'in'), '--jobs', '2'], { env: { CAS_PDF_PASSWORD: 'ABCPM1234K' } });
     expect(r.exitCode).toBe(3);
-    const docs = r.stdout
+    // In a batch each line names its file first (source_file), then the document.
+    const lines = r.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l));
+      .map((l) => JSON.parse(l) as { source_file: string });
+    expect(lines.map((l) => path.basename(l.source_file))).toEqual(['a.pdf', 'b.pdf', 'd.pdf']);
+    const docs = lines.map(({ source_file: _, ...doc }) => doc);
     expect(docs).toEqual([
       expectedJson('expected/registrar-detailed.json'),
       expectedJson('expected/registrar-detailed.json'),
@@ -272,7 +275,7 @@ describe('progress of a long parse (issue 20 item 9)', () => {
     expect(failing.exitCode).toBe(3);
     const lines = failing.stderr.trim().split('\n');
     expect(lines).toEqual([
-      expect.stringMatching(/^error: .*d\.pdf: the PDF is damaged/),
+      expect.stringMatching(/^cas: .*d\.pdf: the PDF is damaged/),
       expect.stringMatching(/^3 of 4 files parsed; failed: .*d\.pdf \(DamagedPdf\)$/),
     ]);
   });

@@ -210,10 +210,13 @@ describe('CLI retrieval', () => {
     );
     expect(b.stderr).toMatch(/2 statements saved/);
     expect(b.exitCode).toBe(0);
-    const docs = b.stdout
+    // Each line names its saved file first (source_file), then the document.
+    const lines = b.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l));
+      .map((l) => JSON.parse(l) as { source_file: string });
+    expect(lines.map((l) => path.basename(l.source_file)).sort()).toEqual(['M0_TXN.pdf', 'M1_TXN.pdf']);
+    const docs = lines.map(({ source_file: _, ...doc }) => doc);
     expect(docs).toEqual([expectedJson('expected/depository_a.json'), expectedJson('expected/depository_a.json')]);
     expect(readdirSync(out).sort()).toEqual(['M0_TXN.pdf', 'M1_TXN.pdf']);
   });

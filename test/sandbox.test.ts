@@ -10,6 +10,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxManifest } from '../src/server/sandbox.js';
+import type { ParsedStatement } from '../src/schema/index.js';
 import { cas, cleanEnv, FIXTURES, ROOT, tmpDir } from './helpers.js';
 import { newKey, post, serve, type Served } from './server-helpers.js';
 
@@ -110,10 +111,13 @@ describe('cas serve with the sandbox key', () => {
       { env: env() },
     );
     expect(b.exitCode, b.stderr).toBe(0);
-    const docs = b.stdout
+    // Each line names its saved file first (source_file), then the document.
+    const lines = b.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l));
+      .map((l) => JSON.parse(l) as { source_file: string });
+    expect(lines.map((l) => path.dirname(l.source_file))).toEqual(lines.map(() => out));
+    const docs = lines.map(({ source_file: _, ...doc }) => doc as unknown as ParsedStatement);
     expect(docs).toEqual(M.depository_a.map((s) => expected(s.expected)));
     expect(new Set(docs.map((d) => d.meta.statement_period.from)).size).toBe(6);
     expect(readdirSync(out).sort()).toEqual(M.depository_a.map((s) => path.basename(s.path)).sort());

@@ -130,7 +130,11 @@ describe('narrow terminals and the table rules', () => {
     expect(mid).toMatch(/│ A very long scheme[a-z ]*… │/);
     const narrow = renderTable({ ...spec, width: 45 });
     expectFits(narrow, 45);
-    expect(narrow).not.toContain('Note');
+    // The column is left out of the table, and one line under it says so.
+    const [boxes, notice] = [narrow.split('\n').filter((l) => /^[┌│├└]/.test(l)), narrow.trimEnd().split('\n').at(-1)!];
+    expect(boxes.join('\n')).not.toContain('Note');
+    expect(notice).toMatch(/^\(Note left out to fit 45 columns/);
+    expect(wide).not.toMatch(/left out/);
     expect(narrow).toMatch(/│ 12,34,567.89 │/);
     const tiny = renderTable({ ...spec, width: 24 });
     expectFits(tiny, 24);
@@ -284,18 +288,17 @@ describe('cas fetch --parse and cas verify-otp --parse: tables on a terminal, JS
     const docs = await parsedIn(out);
     // One line per saved file, in the order the service listed them (newest first): compare as sets.
     const byText = (xs: unknown[]): string[] => xs.map((x) => JSON.stringify(x)).sort();
-    expect(
-      byText(
-        piped.stdout
-          .trimEnd()
-          .split('\n')
-          .map((l) => JSON.parse(l) as unknown),
-      ),
-    ).toEqual(byText(docs.map((d) => d.data)));
+    // Each line names its file first (source_file), then the document `cas parse --json` gives.
+    const lines = piped.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { source_file: string });
+    expect(lines.map((l) => l.source_file).sort()).toEqual(docs.map((d) => d.file).sort());
+    expect(byText(lines.map(({ source_file: _, ...doc }) => doc))).toEqual(byText(docs.map((d) => d.data)));
     const out2 = tmpDir('cas-fetch-');
     const r = await onTerminal(['--json', 'fetch', ...START, '--periods', '1', '--out-dir', out2, '--parse'], 100, env);
     expect(r.code, r.lines.join('\n')).toBe(0);
     const [doc] = await parsedIn(out2);
-    expect(r.lines).toContain(JSON.stringify(doc.data));
+    expect(r.lines).toContain(JSON.stringify({ source_file: doc.file, ...doc.data }));
   });
 });

@@ -136,13 +136,17 @@ export function renderTable(spec: TableSpec): string {
     const natural = keep.map((i) => Math.max(textWidth(spec.head[i]), ...rows.map((r) => textWidth(r[i]))));
     const shrinkable = keep.map((i) => (spec.shrink ? spec.shrink.includes(i) : !spec.numeric?.includes(i)));
     const widths = fitWidths(natural, shrinkable, floor, max);
-    if (widths)
+    if (widths) {
+      // Columns left out to fit are named in one dim line under the table, never dropped silently.
+      const gone = drops.slice(0, dropped).map((i) => spec.head[i]);
+      const notice = gone.length ? `${chalk.dim(truncate(`(${gone.join(', ')} left out to fit ${max} columns)`, max))}\n` : '';
       return `${title}${boxed(
         keep.map((i) => spec.head[i]),
         rows.map((r) => keep.map((i) => r[i])),
         widths,
         keep.map((i) => Boolean(spec.numeric?.includes(i))),
-      )}\n`;
+      )}\n${notice}`;
+    }
   }
   return `${title}${vertical(spec.head, rows, max)}\n`;
 }

@@ -137,6 +137,14 @@ export function defaultJobs(): number {
 }
 
 /**
+ * A document printed as one line of several (a batch, `--parse` after a fetch): `source_file` first,
+ * naming the file it came from (`stdin` for standard input), then the document itself.
+ */
+export function withSource<T extends object>(file: string, data: T): { source_file: string } & T {
+  return { source_file: file === '-' ? 'stdin' : file, ...data };
+}
+
+/**
  * Parse files that a command just saved (fetch, inbox download) and write one compact JSON
  * document per line; errors go to stderr. Returns the exit code (3 when any file failed).
  */
@@ -145,10 +153,10 @@ export async function parseSaved(files: string[], plan: PasswordPlan, write: (te
   let failed = 0;
   for (const file of files) {
     const o = await parseOne(file, plan, {});
-    if (o.ok) docs.push(`${JSON.stringify(o.result!.data)}\n`);
+    if (o.ok) docs.push(`${JSON.stringify(withSource(file, o.result!.data))}\n`);
     else {
       failed++;
-      process.stderr.write(`error: ${file}: ${o.error?.message}\n`);
+      process.stderr.write(`cas: ${file}: ${o.error?.message}\n`);
     }
   }
   await write(docs.join(''));

@@ -21,12 +21,14 @@ function clock(ms: number): string {
 }
 
 export function progressLine(done: number, total: number, elapsedMs: number, file: string, width: number): string {
-  const size = 20;
+  // A narrow terminal gets a shorter bar, so that the file's name keeps its room.
+  const size = width < 60 ? 10 : 20;
   const filled = Math.round((done / total) * size);
-  return truncate(
-    `[${'#'.repeat(filled)}${'-'.repeat(size - filled)}] ${done}/${total} ${clock(elapsedMs)} ${file}`,
-    Math.max(10, width - 1),
-  );
+  const head = `[${'#'.repeat(filled)}${'-'.repeat(size - filled)}] ${done}/${total} ${clock(elapsedMs)} `;
+  // The file's name is what people look for: a long path loses its start, never its end.
+  const room = Math.max(10, width - 1) - head.length;
+  const shown = room <= 1 ? '' : file.length <= room ? file : `…${file.slice(file.length - room + 1)}`;
+  return truncate(`${head}${shown}`, Math.max(10, width - 1));
 }
 
 export async function startProgress(ctx: Context, total: number): Promise<Progress> {

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { ContractNote, ParsedStatement } from '../schema/index.js';
 import { FORMATS } from '../formats/index.js';
 import { inr } from './output.js';
-import { CHARGE_LABELS, humanize, isStatement, transactionRows } from './render-statement.js';
+import { CHARGE_LABELS, dematAccountId, dematKindLabel, isStatement, transactionRows } from './render-statement.js';
 
 export interface ReportItem {
   file: string;
@@ -193,13 +193,6 @@ const SCHEME_CLASS: Record<string, string> = {
   Hybrid: 'Hybrid mutual funds',
   Other: 'Other mutual funds',
 };
-const DEMAT_CLASS: Record<string, string> = {
-  equities: 'Equity shares',
-  corporate_bonds: 'Corporate bonds',
-  government_securities: 'Government securities',
-  aifs: 'AIFs',
-  demat_mutual_funds: 'Mutual fund units in demat',
-};
 
 /** Sums by label, largest first, those with no value left out. */
 function sharesOf(entries: [string, number][]): Share[] {
@@ -215,9 +208,7 @@ function sharesOf(entries: [string, number][]): Share[] {
 export function assetClasses(d: ParsedStatement): Share[] {
   return sharesOf([
     ...d.demat_accounts.flatMap((a) =>
-      Object.entries(a.holdings).flatMap(([kind, list]) =>
-        list.map((h): [string, number] => [DEMAT_CLASS[kind] ?? humanize(kind), h.value]),
-      ),
+      Object.entries(a.holdings).flatMap(([kind, list]) => list.map((h): [string, number] => [dematKindLabel(kind), h.value])),
     ),
     ...d.mutual_funds.flatMap((f) => f.schemes.map((s): [string, number] => [SCHEME_CLASS[s.type] ?? s.type, s.value])),
     ...d.nps.flatMap((p) => p.funds.map((f): [string, number] => ['NPS', f.value])),
@@ -238,15 +229,7 @@ function holdingsTables(d: ParsedStatement): Grid[] {
       numeric: 2,
       rows: d.demat_accounts.flatMap((a) =>
         Object.entries(a.holdings).flatMap(([k, list]) =>
-          list.map((h) => [
-            a.bo_id ?? `${a.dp_id}${a.client_id}`,
-            a.dp_name,
-            DEMAT_CLASS[k] ?? humanize(k),
-            h.isin,
-            h.name,
-            inr(h.units, 3),
-            money(h.value),
-          ]),
+          list.map((h) => [dematAccountId(a), a.dp_name, dematKindLabel(k), h.isin, h.name, inr(h.units, 3), money(h.value)]),
         ),
       ),
     },

@@ -34,6 +34,39 @@ export const TRANSACTIONS_CSV = [
 /** `government_securities` -> `Government securities`. */
 export const humanize = (key: string): string => key.charAt(0).toUpperCase() + key.slice(1).replace(/_/g, ' ');
 
+/** What people call each kind of demat holding (tables and the HTML report). */
+export const DEMAT_KIND_LABEL: Record<string, string> = {
+  equities: 'Equity shares',
+  corporate_bonds: 'Corporate bonds',
+  government_securities: 'Government securities',
+  aifs: 'AIFs',
+  demat_mutual_funds: 'Mutual fund units in demat',
+};
+export const dematKindLabel = (kind: string): string => DEMAT_KIND_LABEL[kind] ?? humanize(kind);
+
+/**
+ * The CSV `type` column, one vocabulary for every row (lower-case, snake_case): a folio scheme's
+ * asset class (`equity`, `debt`, `hybrid`, `other`), a demat holding's kind in the singular
+ * (`equity_share`, `corporate_bond`, `government_security`, `aif`, `mutual_fund_unit`), and
+ * `nps_tier_1` / `nps_tier_2` for NPS funds.
+ */
+const DEMAT_KIND_TYPE: Record<string, string> = {
+  equities: 'equity_share',
+  corporate_bonds: 'corporate_bond',
+  government_securities: 'government_security',
+  aifs: 'aif',
+  demat_mutual_funds: 'mutual_fund_unit',
+};
+const csvType = (s: string): string =>
+  s
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_');
+
+/** One way to print a demat account everywhere: the BO ID, else DP ID and client ID run together. */
+export const dematAccountId = (a: { bo_id?: string | null; dp_id?: string | null; client_id?: string | null }): string =>
+  a.bo_id ?? `${a.dp_id ?? ''}${a.client_id ?? ''}`;
+
 export function isStatement(d: ParsedStatement | ContractNote): d is ParsedStatement {
   return (d as ParsedStatement).meta !== undefined;
 }
@@ -42,10 +75,10 @@ export function holdingsRows(file: string, d: ParsedStatement): unknown[][] {
   const rows: unknown[][] = [];
   for (const f of d.mutual_funds) {
     for (const s of f.schemes)
-      rows.push([file, 'mutual_fund', f.folio_number, f.amc, s.isin, s.name, s.type, s.units, s.nav, s.value, s.cost]);
+      rows.push([file, 'mutual_fund', f.folio_number, f.amc, s.isin, s.name, csvType(s.type), s.units, s.nav, s.value, s.cost]);
   }
   for (const a of d.demat_accounts) {
-    const account = a.bo_id ?? `${a.dp_id}${a.client_id}`;
+    const account = dematAccountId(a);
     for (const [kind, list] of Object.entries(a.holdings)) {
       for (const h of list)
         rows.push([
@@ -55,7 +88,7 @@ export function holdingsRows(file: string, d: ParsedStatement): unknown[][] {
           a.dp_name,
           h.isin,
           h.name,
-          kind,
+          DEMAT_KIND_TYPE[kind] ?? csvType(kind),
           h.units,
           h.units ? Math.round((h.value / h.units) * 10000) / 10000 : null,
           h.value,
@@ -65,7 +98,19 @@ export function holdingsRows(file: string, d: ParsedStatement): unknown[][] {
   }
   for (const n of d.nps)
     for (const fnd of n.funds)
-      rows.push([file, 'nps', n.pran, n.cra, null, fnd.name, `tier ${fnd.additional_info.tier}`, fnd.units, fnd.nav, fnd.value, fnd.cost]);
+      rows.push([
+        file,
+        'nps',
+        n.pran,
+        n.cra,
+        null,
+        fnd.name,
+        csvType(`nps_tier_${fnd.additional_info.tier}`),
+        fnd.units,
+        fnd.nav,
+        fnd.value,
+        fnd.cost,
+      ]);
   return rows;
 }
 
@@ -90,7 +135,7 @@ export function transactionRows(file: string, d: ParsedStatement): unknown[][] {
         ]);
   }
   for (const a of d.demat_accounts) {
-    const account = a.bo_id ?? `${a.dp_id}${a.client_id}`;
+    const account = dematAccountId(a);
     for (const list of Object.values(a.holdings))
       for (const h of list)
         for (const t of h.transactions)
@@ -150,7 +195,7 @@ export function statementTables(file: string, d: ParsedStatement, withTransactio
         shrink: [3],
         rows: d.demat_accounts.flatMap((a) =>
           Object.entries(a.holdings).flatMap(([k, list]) =>
-            list.map((h) => [a.bo_id ?? `${a.dp_id} ${a.client_id}`, humanize(k), h.isin, h.name, fmt(h.units, 3), fmt(h.value)]),
+            list.map((h) => [dematAccountId(a), dematKindLabel(k), h.isin, h.name, fmt(h.units, 3), fmt(h.value)]),
           ),
         ),
       }),

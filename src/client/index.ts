@@ -87,7 +87,10 @@ export class CasClient {
     schema: T,
     extraHeaders: Record<string, string> = {},
   ): Promise<z.infer<T>> {
-    if (!this.opts.apiKey) throw new AuthError('no API key: set CAS_API_KEY, run `cas config set api_key -`, or pass --api-key');
+    if (!this.opts.apiKey)
+      throw new AuthError(
+        'no API key: set CAS_API_KEY (against your own `cas serve`, the sandbox key cas_sandbox_public_key works), run `cas config set api_key -`, or pass --api-key',
+      );
     const retries = this.opts.retries ?? 3;
     let delay = this.opts.backoffMs ?? 200;
     for (let attempt = 0; ; attempt++) {

@@ -68,8 +68,9 @@ export function jobError(code: string, message: string, exitCode?: number): JobE
 export function errorInfo(err: unknown): JobError {
   if (err instanceof CasError) return jobError(err.code, err.message, err.exitCode);
   const e = err as NodeJS.ErrnoException;
-  if (e?.code === 'ENOENT') return jobError('NotFound', `no such file: ${e.path ?? ''}`);
-  if (e?.code === 'EACCES') return jobError('NotReadable', `permission denied: ${e.path ?? ''}`);
-  if (e?.code === 'EISDIR') return jobError('NotAPdf', `${e.path ?? 'the input'} is a folder, not a PDF`);
+  // The caller names the file (`cas: FILE: no such file`), so the message does not repeat it.
+  if (e?.code === 'ENOENT') return jobError('NotFound', 'no such file');
+  if (e?.code === 'EACCES') return jobError('NotReadable', 'permission denied');
+  if (e?.code === 'EISDIR') return jobError('NotAPdf', 'a folder, not a PDF');
   return jobError('Unexpected', String(e?.message ?? err));
 }

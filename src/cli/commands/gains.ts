@@ -48,7 +48,7 @@ export const run: Handler<CommandInput<typeof gainsSpec>> = async (ctx, flags) =
     if (!o.ok || !o.result) {
       failed++;
       exitCode = outcomeExitCode(o.error);
-      process.stderr.write(`${chalk.red('error:')} ${f}: ${o.error?.message ?? 'failed'}\n`);
+      process.stderr.write(`${chalk.red('cas:')} ${f}: ${o.error?.message ?? 'failed'}\n`);
       continue;
     }
     for (const w of o.result.warnings ?? []) ctx.warn(`${f}: ${w.message}`);

@@ -13,7 +13,16 @@ import { readStdin } from '../io.js';
 import { startProgress } from '../progress.js';
 import { toJson, writeFileAtomic } from '../output.js';
 import { readSource } from '../../pdf/open.js';
-import { defaultJobs, expandInputs, openWithPasswords, parseMany, parseOne, type FileOutcome, type PasswordPlan } from '../parse-core.js';
+import {
+  defaultJobs,
+  expandInputs,
+  openWithPasswords,
+  parseMany,
+  parseOne,
+  withSource,
+  type FileOutcome,
+  type PasswordPlan,
+} from '../parse-core.js';
 import { contractNoteTables, isStatement, statementCsv, statementTables } from '../render-statement.js';
 import type { parseSpec, smartSpec } from '../definitions/parse.js';
 import { BROKER_IDS } from '../../formats/index.js';
@@ -132,7 +141,7 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
       let msg = o.error?.message ?? 'failed';
       if (isPasswordError(o) && !ctx.interactive)
         msg += ctx.opts.input === false ? ' (--no-input: no prompt)' : ' (no terminal to prompt on)';
-      process.stderr.write(`${chalk.red('error:')} ${label}: ${msg}\n`);
+      process.stderr.write(`${chalk.red('cas:')} ${label}: ${msg}\n`);
       continue;
     }
     if (mode === 'smart' && o.detection && !ctx.opts.quiet) {
@@ -162,7 +171,7 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
       const { renderHtmlReport } = await import('../render-html.js');
       const out = ctx.opts.output && ctx.opts.output !== '-' ? ctx.opts.output : undefined;
       result = {
-        text: renderHtmlReport(ok.map((o) => ({ file: o.file === '-' ? 'stdin' : o.file, data: o.result!.data }))),
+        text: renderHtmlReport(ok.map((o) => ({ file: o.file === '-' ? 'stdin' : path.basename(o.file), data: o.result!.data }))),
         notes: out ? [`wrote ${out} (${ok.length} ${ok.length === 1 ? 'document' : 'documents'}; open it in a browser)`] : [],
       };
     } else {
@@ -176,7 +185,7 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
       result =
         ok.length === 1 && outcomes.length === 1
           ? { data: ok[0].result!.data, table, pretty: true, format }
-          : { lines: ok.map((o) => o.result!.data), ...(format === 'table' ? { text: table() } : {}) };
+          : { lines: ok.map((o) => withSource(o.file, o.result!.data)), ...(format === 'table' ? { text: table() } : {}) };
     }
   }
 

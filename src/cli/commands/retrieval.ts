@@ -55,6 +55,9 @@ function check(opts: CommandInput<typeof fetchSpec>): { pan: string; bo_id: stri
     .toUpperCase();
   const bo = String(opts.boId ?? '').trim();
   const dob = String(opts.dob ?? '').trim();
+  const missing = [!pan && '--pan', !bo && '--bo-id', !dob && '--dob'].filter(Boolean);
+  if (missing.length)
+    throw new UsageError(`missing ${missing.join(', ')} (cas fetch --pan ABCDE1234F --bo-id <16 digits> --dob YYYY-MM-DD)`);
   if (!PAN.test(pan)) throw new UsageError('--pan must look like ABCDE1234F');
   if (!/^\d{16}$/.test(bo)) throw new UsageError('--bo-id must be the 16-digit BO ID');
   if (!/^\d{4}-\d{2}-\d{2}$/.test(dob)) throw new UsageError('--dob must be YYYY-MM-DD');
@@ -77,10 +80,11 @@ export const fetchStatements: Handler<CommandInput<typeof fetchSpec>> = async (c
     return { data: { session_id: session.session_id, msg: session.msg, next: `cas verify-otp ${session.session_id} --otp <OTP>` } };
   }
   ctx.log(session.msg);
-  const { input } = await import('@inquirer/prompts');
+  // The code is a secret: typed into a masked prompt, never echoed.
+  const { password } = await import('@inquirer/prompts');
   for (;;) {
-    const otp = await input(
-      { message: 'OTP:', validate: (v) => (/^\d{4,8}$/.test(v.trim()) ? true : 'digits only (4 to 8)') },
+    const otp = await password(
+      { message: 'OTP:', mask: '*', validate: (v) => (/^\d{4,8}$/.test(v.trim()) ? true : 'digits only (4 to 8)') },
       { output: process.stderr },
     );
     try {
@@ -137,7 +141,7 @@ export const mailback: Handler<CommandInput<typeof mailbackSpec>> = async (ctx, 
   return {
     data: r,
     notes: [
-      'Expect an email from registrar_b with a password-protected PDF; open it with the password you chose, or parse it: cas parse FILE --password-file FILE',
+      'Expect an email from registrar_b with a password-protected PDF; open it with the password you chose, or parse it: cas parse statement.pdf --password-file password.txt',
     ],
   };
 };

@@ -81,7 +81,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'token', summary: 'Create or check short-lived access tokens', load: () => import('./account.js').then((m) => m.tokenSpec) },
   {
     name: 'serve',
-    summary: 'Run the cas service (HTTP, SQLite), or administer its keys',
+    summary: 'Run the cas service (HTTP and SMTP; SQLite or PostgreSQL), or administer its keys',
     load: () => import('./serve.js').then((m) => m.serveSpec),
   },
   {
