@@ -33,11 +33,13 @@ export class MixedInvestorsError extends Error {
 
 export interface PortfolioOptions {
   allowMixedInvestors?: boolean;
+  /** Files that did not parse, reported beside the portfolio. */
+  leftOut?: { file: string | null; message: string }[];
 }
 
 const rupees = (paise: number): number => Math.round(paise) / 100;
 const paiseOf = (v: number): number => Math.round(v * 100);
-const rateOf = (r: number): number => Math.round(r * 1e6) / 1e6;
+const rateOf = (r: number): number => Math.round(r * 1e8) / 1e8;
 
 /** A dated flow in paise. */
 interface PFlow {
@@ -424,6 +426,7 @@ export function computePortfolio(statements: StatementInput[], opts: PortfolioOp
     investors,
     as_of: asOf,
     sources,
+    left_out: opts.leftOut ?? [],
     totals: {
       value: rupees(sum(counted.map((c) => paiseOf(c.value)))),
       holdings: counted.length,

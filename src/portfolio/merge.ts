@@ -211,6 +211,34 @@ export function mergeHoldings(statements: StatementInput[]): { holdings: MergedH
       }
   });
 
+  // A depository statement lists every holding of a demat account: a later statement of the
+  // account without the ISIN says it holds none (sold or transferred out in between).
+  const accountSeen = new Map<string, { source: number; from: string | null; to: string }[]>();
+  statements.forEach(({ data: st }, i) => {
+    for (const a of st.demat_accounts) {
+      const list = accountSeen.get(dematAccount(a)) ?? [];
+      list.push({ source: i, ...st.meta.statement_period });
+      accountSeen.set(dematAccount(a), list);
+    }
+  });
+  for (const h of byKey.values()) {
+    if (h.kind !== 'demat') continue;
+    const last = h.sightings.reduce((a, b) => (b.to > a ? b.to : a), '');
+    for (const seen of accountSeen.get(h.account) ?? [])
+      if (seen.to > last && !h.sightings.some((x) => x.source === seen.source))
+        h.sightings.push({
+          ...seen,
+          open: null,
+          close: 0,
+          value: 0,
+          nav: null,
+          cost: null,
+          transactions: [],
+          registrar: false,
+          isDemat: true,
+        });
+  }
+
   const duplicates = new Map<number, number>();
   const holdings: MergedHolding[] = [...byKey.values()].map((h) => {
     const latest = h.sightings.reduce((a, b) => (better(b, a) ? b : a));

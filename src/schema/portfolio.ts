@@ -164,6 +164,8 @@ export const Portfolio = z.object({
   investors: z.array(z.object({ name: z.string(), pan: z.string().nullable() })),
   as_of: IsoDate,
   sources: z.array(PortfolioSource),
+  /** Files given that did not parse (or are not statements): named, left out, the rest merged. */
+  left_out: z.array(z.object({ file: z.string().nullable(), message: z.string() })),
   totals: z.object({
     value: num,
     holdings: z.number().int().min(0),

@@ -26,15 +26,15 @@ export const run: Handler<CommandInput<typeof portfolioSpec>> = async (ctx, flag
 
   const outcomes = await parseMany(files, plan, { engine: flags.engine }, Math.min(defaultJobs(), files.length), () => undefined);
   const statements: { file: string; data: ParsedStatement }[] = [];
-  const failed: { file: string; code: number }[] = [];
+  const failed: { file: string; code: number; message: string }[] = [];
   for (const o of outcomes) {
     if (!o.ok || !o.result) {
-      failed.push({ file: o.file, code: outcomeExitCode(o.error) });
+      failed.push({ file: o.file, code: outcomeExitCode(o.error), message: o.error?.message ?? 'failed' });
       process.stderr.write(`${chalk.red('error:')} ${o.file}: ${o.error?.message ?? 'failed'}; left out of the portfolio\n`);
       continue;
     }
     if (!isStatement(o.result.data)) {
-      failed.push({ file: o.file, code: ExitCode.DOCUMENT });
+      failed.push({ file: o.file, code: ExitCode.DOCUMENT, message: 'a contract note, not a statement' });
       process.stderr.write(`${chalk.red('error:')} ${o.file}: a contract note, not a statement; left out of the portfolio\n`);
       continue;
     }
@@ -51,7 +51,10 @@ export const run: Handler<CommandInput<typeof portfolioSpec>> = async (ctx, flag
   const { computePortfolio, MixedInvestorsError } = await import('../../portfolio/index.js');
   let portfolio;
   try {
-    portfolio = computePortfolio(statements, { allowMixedInvestors: Boolean(flags.allowMixedInvestors) });
+    portfolio = computePortfolio(statements, {
+      allowMixedInvestors: Boolean(flags.allowMixedInvestors),
+      leftOut: failed.map((f) => ({ file: f.file, message: f.message })),
+    });
   } catch (err) {
     if (err instanceof MixedInvestorsError) throw new UsageError(err.message);
     throw err;
