@@ -1,6 +1,6 @@
 /** Tables and the CSV of a portfolio (`cas portfolio`): holdings, returns by group, what to check. */
 import type { Portfolio, PortfolioAssetClass, PortfolioGroup, PortfolioReturn, Xirr } from '../schema/index.js';
-import { inr, renderNotes, renderTable, toCsv } from './output.js';
+import { inr, renderNotes, renderTable, terminalWidth, toCsv, wrap } from './output.js';
 
 export const ASSET_CLASS_LABELS: Record<PortfolioAssetClass, string> = {
   equity_funds: 'Equity funds',
@@ -88,7 +88,7 @@ export function portfolioTables(p: Portfolio): string {
     );
   const line = (r: PortfolioReturn): string =>
     `Total value ₹${inr(total.value)}; since inception, over ${total.holdings - total.left_out.length} of ${total.holdings} holdings: invested ₹${money(r.invested)}, gain ₹${money(r.gain)}, XIRR ${percent(r.xirr)}${r.xirr.reason ? ` (${r.xirr.reason})` : ''}`;
-  parts.push(`${line(total.since_inception)}\n`);
+  parts.push(`${wrap(line(total.since_inception), terminalWidth(), '  ')}\n`);
   const reasons = new Map<string, number>();
   for (const h of p.holdings)
     if (h.since_inception.xirr.reason) reasons.set(h.since_inception.xirr.reason, (reasons.get(h.since_inception.xirr.reason) ?? 0) + 1);
