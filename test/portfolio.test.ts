@@ -161,7 +161,7 @@ describe('cas portfolio: bad input', () => {
     // A second investor's statement from the generator: the registrar statement's data under another PAN.
     const st = buildRegistrarStatement({ seed: 11 });
     st.investor = { ...st.investor, name: 'Diya Rao', pan: 'BCDPR5678L' };
-    for (const f of st.folios) (f as { pan?: string }).pan = 'BCDPR5678L';
+    for (const f of st.folios) f.pan = 'BCDPR5678L';
     const other = path.join(tmpDir('cas-portfolio-'), 'other-investor.pdf');
     writeFileSync(other, await renderRegistrarDetailed(st, STYLE_A));
     const mine = fixture('registrar/kfintech-detailed.pdf');

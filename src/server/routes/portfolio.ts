@@ -27,7 +27,9 @@ const PortfolioBody = z.object({
   files: z
     .array(PortfolioFile)
     .min(1, 'give at least one file')
-    .max(MAX_PORTFOLIO_FILES, `at most ${MAX_PORTFOLIO_FILES} files in one request`),
+    .max(MAX_PORTFOLIO_FILES, `at most ${MAX_PORTFOLIO_FILES} files in one request`)
+    // Optional to the validator only: a multipart request carries its PDFs as parts (checked in the handler).
+    .optional(),
   password: z.string().optional().meta({ description: 'the password of every file that gives none' }),
   allow_mixed_investors: z.boolean().optional().meta({ description: 'merge statements of different PANs instead of refusing' }),
 });
@@ -68,7 +70,7 @@ async function readFiles(req: FastifyRequest, maxBytes: number): Promise<{ files
   } else {
     const body = req.body as z.output<typeof PortfolioBody>;
     allowMixed = Boolean(body.allow_mixed_investors);
-    body.files.forEach((f, i) => {
+    (body.files ?? []).forEach((f, i) => {
       const where = `files[${i}]`;
       if (f.pdf_file !== undefined && f.pdf_url !== undefined)
         throw new ApiError(400, `${where}: give exactly one of pdf_file or pdf_url, not both`);
