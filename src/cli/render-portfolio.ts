@@ -89,12 +89,16 @@ export function portfolioTables(p: Portfolio): string {
   const line = (r: PortfolioReturn): string =>
     `Total value ₹${inr(total.value)}; since inception, over ${total.holdings - total.left_out.length} of ${total.holdings} holdings: invested ₹${money(r.invested)}, gain ₹${money(r.gain)}, XIRR ${percent(r.xirr)}${r.xirr.reason ? ` (${r.xirr.reason})` : ''}`;
   parts.push(`${wrap(line(total.since_inception), terminalWidth(), '  ')}\n`);
-  const reasons = new Map<string, number>();
-  for (const h of p.holdings)
-    if (h.since_inception.xirr.reason) reasons.set(h.since_inception.xirr.reason, (reasons.get(h.since_inception.xirr.reason) ?? 0) + 1);
+  // Why a holding has no XIRR: the holdings named when few share a reason, counted when many do.
+  const reasons = new Map<string, string[]>();
+  for (const h of p.holdings) {
+    const r = h.since_inception.xirr.reason;
+    if (r) reasons.set(r, [...(reasons.get(r) ?? []), `${h.name} [${h.account}]`]);
+  }
   const notes = [
+    ...p.left_out.map((l) => `left out: ${l.file ?? 'a file'}: ${l.message}`),
     ...p.issues.map((i) => i.message),
-    ...[...reasons].map(([r, n]) => `XIRR — for ${n} ${n === 1 ? 'holding' : 'holdings'}: ${r}`),
+    ...[...reasons].map(([r, names]) => `no XIRR for ${names.length > 2 ? `${names.length} holdings` : names.join(', ')}: ${r}`),
   ];
   if (notes.length) parts.push(renderNotes('To check', notes));
   return parts.join('\n');

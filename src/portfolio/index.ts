@@ -107,6 +107,7 @@ function compute(h: MergedHolding): Computed {
   const base = { h, flows, value, asOf: h.latest.to };
   let reason: string | null = null;
   if (h.countedElsewhere) reason = `these units are held in demat and counted there (${h.countedElsewhere})`;
+  else if (!h.transactions.length && h.latest.close === 0 && value === 0) reason = 'nothing held, and no transactions in the files';
   else if (h.kind === 'nps') reason = 'an NPS statement prints units and value, not the contributions: no cash flows to solve on';
   else if (h.kind === 'demat' && !h.transactions.length)
     reason = 'a depository statement prints units and value, not the amounts paid: no cash flows to solve on';
@@ -184,6 +185,7 @@ function sinceInception(members: Computed[]): { ret: PortfolioReturn; leftOut: s
   if (x.rate === null && members.length === 1 && members[0].h.transactions.some((t) => t.type === 'SEGREGATION'))
     x.reason =
       'units allotted by segregation at no cost: their return belongs to the scheme they were split from (their value counts in the folio and the portfolio)';
+  if (x.rate === null && members.length === 1 && members[0].reason) x.reason = members[0].reason;
   return { ret: { xirr: x, value: rupees(value), ...money(flows, value / 100) }, leftOut };
 }
 
