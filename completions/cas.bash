@@ -25,6 +25,8 @@ _cas() {
     "smart|--csv") values="holdings transactions" ;;
     "gains|--format") values="json table csv" ;;
     "gains|--engine") values="pdfium pdfjs" ;;
+    "portfolio|--format") values="json table csv html" ;;
+    "portfolio|--engine") values="pdfium pdfjs" ;;
     "verify-regulator|--type") values="ria ra pms broker rta mf aif cra vcf fvci fpi kra invit reit" ;;
     "inbound create|--source") values="depository_a depository_b registrar_a registrar_b" ;;
     "inbound list|--status") values="active paused all" ;;
@@ -39,10 +41,11 @@ _cas() {
   esac
   if [[ -n "$values" ]]; then COMPREPLY=( $(compgen -W "$values" -- "$cur") ); return; fi
   case "$path" in
-    "") opts="parse smart gains schema config fetch verify-otp mailback verify-regulator kyc locker inbound inbox credits usage token serve openapi completion -V --version --json --table -o --output --api-key --api-key-file --base-url --no-color --no-input -q --quiet --verbose" ;;
+    "") opts="parse smart gains portfolio schema config fetch verify-otp mailback verify-regulator kyc locker inbound inbox credits usage token serve openapi completion -V --version --json --table -o --output --api-key --api-key-file --base-url --no-color --no-input -q --quiet --verbose" ;;
     "parse") opts="-t --type --broker --names -p --password --password-file --engine --format --csv --transactions -j --jobs --out-dir --debug-layout --redact" ;;
     "smart") opts="-t --type --broker --names -p --password --password-file --engine --format --csv --transactions -j --jobs --out-dir --debug-layout --redact --detect-only" ;;
     "gains") opts="--fy --format --scheme-types --fmv -p --password --engine --password-file" ;;
+    "portfolio") opts="--format --allow-mixed-investors -p --password --password-file --engine" ;;
     "schema") opts="" ;;
     "config") opts="get set unset list path" ;;
     "config get") opts="--reveal --effective" ;;

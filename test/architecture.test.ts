@@ -19,6 +19,7 @@ const FLOOR: Record<string, number> = {
   pdf: 1,
   parsers: 2,
   gains: 3,
+  portfolio: 3,
   core: 3,
   client: 4,
   server: 4,

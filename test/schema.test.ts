@@ -432,6 +432,38 @@ const CASES: Record<string, { valid: unknown; invalid: [string, unknown][] }> = 
     },
     invalid: [['lower-case demat type', { demat_type: 'cdsl' }]],
   },
+  portfolio: {
+    valid: {
+      investors: [{ name: 'A', pan: 'ABCPM1234K' }],
+      as_of: '2026-03-31',
+      sources: [],
+      left_out: [{ file: 'x.pdf', message: 'the PDF is damaged' }],
+      totals: { value: 0, holdings: 0, by_asset_class: [], by_amc: [] },
+      holdings: [],
+      returns: {
+        portfolio: {
+          name: 'portfolio',
+          holdings: 0,
+          value: 0,
+          since_inception: {
+            xirr: { rate: null, reason: 'no cash flows', flows: 0, from: null, to: null },
+            invested: null,
+            value: 0,
+            payouts: null,
+            gain: null,
+          },
+          years: [],
+          left_out: [],
+        },
+        by_folio: [],
+        by_amc: [],
+        by_asset_class: [],
+      },
+      timeline: [{ date: '2026-03-31', value: 0, invested: 0, unvalued: 0 }],
+      issues: [],
+    },
+    invalid: [],
+  },
   'mutual-fund-folio': { valid: (expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0], invalid: [] },
   scheme: { valid: (expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0], invalid: [] },
   gains: {
@@ -514,6 +546,16 @@ function mutateStatement(): [string, unknown][] {
 CASES['parsed-statement'].invalid = mutateStatement();
 CASES['transaction'].invalid = [['wrong type enum', { ...(CASES['transaction'].valid as object), type: 'BUY' }]];
 CASES['mutual-fund-folio'].invalid = [['value as string', { ...(CASES['mutual-fund-folio'].valid as object), value: '12' }]];
+{
+  const valid = CASES['portfolio'].valid as any;
+  const rateAsText = structuredClone(valid);
+  rateAsText.returns.portfolio.since_inception.xirr.rate = '12%';
+  CASES['portfolio'].invalid = [
+    ['impossible as_of', { ...valid, as_of: '2026-02-30' }],
+    ['a rate as text', rateAsText],
+    ['unknown asset class', { ...valid, totals: { ...valid.totals, by_asset_class: [{ asset_class: 'stocks', value: 1 }] } }],
+  ];
+}
 CASES['scheme'].invalid = [['wrong scheme type', { ...(CASES['scheme'].valid as object), type: 'Stocks' }]];
 
 describe('schemas of every resource', () => {

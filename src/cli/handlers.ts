@@ -21,6 +21,7 @@ import {
 } from './definitions/inbound.js';
 import { inboxConnectSpec, inboxDisconnectSpec, inboxDownloadSpec, inboxListSpec, inboxStatusSpec } from './definitions/inbox.js';
 import { parseSpec, smartSpec } from './definitions/parse.js';
+import { portfolioSpec } from './definitions/portfolio.js';
 import { fetchSpec, mailbackSpec, verifyOtpSpec } from './definitions/retrieval.js';
 import { openapiSpec, schemaSpec } from './definitions/schema.js';
 import { creditsAddSpec, keysCreateSpec, keysListSpec, keysRevokeSpec, registryImportSpec, serveSpec } from './definitions/serve.js';
@@ -39,6 +40,7 @@ export const HANDLERS: ReadonlyMap<CommandSpec, Loader> = new Map([
   bind(parseSpec, () => import('./commands/parse.js').then((m) => m.run)),
   bind(smartSpec, () => import('./commands/smart.js').then((m) => m.run)),
   bind(gainsSpec, () => import('./commands/gains.js').then((m) => m.run)),
+  bind(portfolioSpec, () => import('./commands/portfolio.js').then((m) => m.run)),
   bind(schemaSpec, () => schema().then((m) => m.run)),
   bind(openapiSpec, () => import('./commands/openapi.js').then((m) => m.openapi)),
   bind(configGetSpec, () => config().then((m) => m.get)),

@@ -7,10 +7,11 @@
  * the values written beside them, and the tables. Every string from a PDF is escaped.
  */
 import { createHash } from 'node:crypto';
-import type { ContractNote, ParsedStatement } from '../schema/index.js';
+import type { ContractNote, ParsedStatement, Portfolio, PortfolioPoint } from '../schema/index.js';
 import { FORMATS } from '../formats/index.js';
 import { inr } from './output.js';
 import { CHARGE_LABELS, dematAccountId, dematKindLabel, isStatement, transactionRows } from './render-statement.js';
+import { ASSET_CLASS_LABELS, percent } from './render-portfolio.js';
 
 export interface ReportItem {
   file: string;
@@ -77,6 +78,8 @@ table.legend td:first-child{white-space:nowrap}
 .slice-label{font:600 11px system-ui,sans-serif}
 .bar-label{font:12px system-ui,sans-serif;fill:#1d232a}
 .bar-value{font:12px system-ui,sans-serif;fill:#5b6670}
+.axis{font:11px system-ui,sans-serif;fill:#5b6670}
+ul.notes{margin:0 0 8px;padding-left:20px}
 @media print{body{background:#fff}section.statement{border:0;padding:0;break-inside:avoid-page}}
 `;
 
@@ -441,6 +444,145 @@ export function renderHtmlReport(items: ReportItem[]): string {
 <p class="sub">${items.length} ${items.length === 1 ? 'document' : 'documents'}, read by cas. Every figure comes from the PDF; this page loads nothing from the network.</p>
 ${nav}
 ${sections.join('\n')}
+</main>
+</body>
+</html>
+`;
+}
+
+/** A line chart of the value and the net invested amount over time (`path.series` each), the points' figures in its description. */
+export function lines(id: string, title: string, points: PortfolioPoint[]): string {
+  if (points.length < 2) return `<p class="empty">Not enough dates to chart: give statements covering more than one day.</p>`;
+  const [width, height, left, bottom, top] = [760, 260, 92, 28, 12];
+  const t = (d: string): number => Date.parse(`${d}T00:00:00Z`);
+  const [t0, t1] = [t(points[0].date), t(points.at(-1)!.date)];
+  const max = Math.max(1, ...points.flatMap((p) => [p.value, p.invested]));
+  const x = (d: string): number => left + ((t(d) - t0) / Math.max(1, t1 - t0)) * (width - left - 8);
+  const y = (v: number): number => top + (1 - v / max) * (height - top - bottom);
+  const path = (f: (p: PortfolioPoint) => number): string =>
+    points.map((p, i) => `${i ? 'L' : 'M'} ${x(p.date).toFixed(1)} ${y(f(p)).toFixed(1)}`).join(' ');
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((k) => max * k);
+  const series = [
+    { name: 'Value', cls: 'value', f: (p: PortfolioPoint) => p.value, c: 0 },
+    { name: 'Invested', cls: 'invested', f: (p: PortfolioPoint) => p.invested, c: 1 },
+  ];
+  const last = points.at(-1)!;
+  return `<div class="chart"><svg class="lines" role="img" aria-labelledby="${id}t ${id}d" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">
+<title id="${id}t">${esc(title)}</title>
+<desc id="${id}d">${esc(`${points.length} dates from ${points[0].date} to ${last.date}; at ${last.date}: value ${money(last.value)}, invested ${money(last.invested)}`)}</desc>
+${ticks.map((v) => `<line x1="${left}" x2="${width - 8}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#e6eaee"/><text class="axis" x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${esc(money(v, 0))}</text>`).join('\n')}
+<text class="axis" x="${left}" y="${height - 8}">${esc(points[0].date)}</text>
+<text class="axis" x="${width - 8}" y="${height - 8}" text-anchor="end">${esc(last.date)}</text>
+${series.map((s) => `<path class="series" data-label="${s.cls}" d="${path(s.f)}" fill="none" stroke="${colour(s.c)}" stroke-width="2"><title>${esc(s.name)}</title></path>`).join('\n')}
+</svg>
+<table class="legend"><thead><tr><th scope="col">Series</th><th scope="col" class="num">At ${esc(last.date)}</th></tr></thead><tbody>
+${series.map((s) => `<tr><td><svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" rx="2" fill="${colour(s.c)}"/></svg> ${s.name}</td><td class="num">${esc(money(s.f(last)))}</td></tr>`).join('\n')}
+</tbody></table></div>`;
+}
+
+/** `cas portfolio --format html`: the portfolio page (allocation, value and invested over time, XIRR per holding). */
+export function renderPortfolioHtml(p: Portfolio): string {
+  const title = `Portfolio: ${p.investors.map((i) => i.name).join(', ')}`;
+  const total = p.returns.portfolio;
+  const si = total.since_inception;
+  const reasonOf = (r: string | null): string => r ?? '';
+  const groupGrid = (caption: string, head: string, groups: Portfolio['returns']['by_amc'], label: (n: string) => string): Grid => ({
+    caption,
+    head: [head, 'Holdings', 'Value', 'Invested', 'Gain', 'XIRR'],
+    numeric: 5,
+    rows: groups.map((g) => [
+      label(g.name),
+      String(g.holdings),
+      money(g.value),
+      money(g.since_inception.invested),
+      money(g.since_inception.gain),
+      percent(g.since_inception.xirr),
+    ]),
+  });
+  const notes = [...p.issues.map((i) => i.message)];
+  const parts = [
+    facts([
+      ['Investor', p.investors.map((i) => `${i.name}${i.pan ? ` (${i.pan})` : ''}`).join('; ')],
+      ['As of', p.as_of],
+      ['Statements', p.sources.map((s) => `${s.file ?? `#${s.index + 1}`} (${s.from ?? DASH} to ${s.to})`).join('; ')],
+    ]),
+    `<p class="total">Total value <strong>${esc(money(p.totals.value))}</strong> · XIRR since inception <strong>${esc(percent(si.xirr))}</strong>${si.xirr.reason ? ` <span class="sub">(${esc(si.xirr.reason)})</span>` : ''}</p>`,
+    `<p class="sub">Since inception over ${total.holdings - total.left_out.length} of ${total.holdings} holdings (those whose statements reach back to the first purchase): invested ${esc(money(si.invested))}, gain ${esc(money(si.gain))}.</p>`,
+    `<div class="charts">
+<figure class="wide"><figcaption>Allocation by asset class</figcaption>${donut(
+      'pa',
+      'Allocation by asset class',
+      p.totals.by_asset_class.map((c) => ({ label: ASSET_CLASS_LABELS[c.asset_class], value: c.value })),
+    )}</figure>
+<figure><figcaption>Mutual funds by AMC</figcaption>${bars(
+      'pb',
+      'Mutual funds by AMC',
+      p.totals.by_amc.map((a) => ({ label: a.amc, value: a.value })),
+      'No mutual fund folios in these statements.',
+    )}</figure>
+</div>`,
+    `<div class="charts"><figure class="wide"><figcaption>Value and invested amount over time</figcaption>${lines('pt', 'Value and invested amount over time', p.timeline)}</figure></div>`,
+    '<h3>Holdings</h3>',
+    table({
+      caption: 'XIRR per holding',
+      head: ['Account', 'Holding', 'Class', 'As of', 'Why no XIRR', 'Units', 'Value', 'Invested', 'Gain', 'XIRR'],
+      numeric: 5,
+      rows: p.holdings.map((h) => [
+        h.account,
+        h.counted_elsewhere ? `${h.name} (counted in demat)` : h.name,
+        ASSET_CLASS_LABELS[h.asset_class],
+        h.source.as_of,
+        reasonOf(h.since_inception.xirr.reason),
+        inr(h.units, 3),
+        money(h.value),
+        money(h.since_inception.invested),
+        money(h.since_inception.gain),
+        percent(h.since_inception.xirr),
+      ]),
+      sum: ['Total', '', '', p.as_of, '', '', money(p.totals.value), money(si.invested), money(si.gain), percent(si.xirr)],
+    }),
+    '<h3>Returns by group</h3>',
+    table(
+      groupGrid('By asset class', 'Class', p.returns.by_asset_class, (n) => ASSET_CLASS_LABELS[n as keyof typeof ASSET_CLASS_LABELS] ?? n),
+    ),
+    ...(p.returns.by_amc.length ? [table(groupGrid('By AMC', 'AMC', p.returns.by_amc, (n) => n))] : []),
+    table(groupGrid('By folio or demat account', 'Account', p.returns.by_folio, (n) => n)),
+    ...(total.years.length
+      ? [
+          table({
+            caption: 'Portfolio by financial year',
+            head: ['FY', 'Why no XIRR', 'Invested', 'Value at end', 'Gain', 'XIRR'],
+            numeric: 4,
+            rows: total.years.map((y) => [
+              y.fy,
+              reasonOf(y.xirr.reason),
+              money(y.invested),
+              money(y.value),
+              money(y.gain),
+              percent(y.xirr),
+            ]),
+            narrow: true,
+          }),
+        ]
+      : []),
+    ...(notes.length ? ['<h3>To check</h3>', `<ul class="notes">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`] : []),
+  ];
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="cas">
+<title>${esc(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+<h1>${esc(title)}</h1>
+<p class="sub">${p.sources.length} ${p.sources.length === 1 ? 'statement' : 'statements'} merged by cas portfolio. Every figure comes from the PDFs; this page loads nothing from the network.</p>
+${section('Portfolio', 'portfolio', 'portfolio', parts)}
 </main>
 </body>
 </html>

@@ -10,6 +10,7 @@ import * as locker from './locker.js';
 import * as account from './account.js';
 import * as retrieval from './retrieval.js';
 import * as gains from './gains.js';
+import * as portfolio from './portfolio.js';
 
 export * from './common.js';
 export * from './statement.js';
@@ -21,6 +22,7 @@ export * from './locker.js';
 export * from './account.js';
 export * from './retrieval.js';
 export * from './gains.js';
+export * from './portfolio.js';
 
 /** Names accepted by `cas schema NAME` (kebab-case resource names). */
 export const SCHEMAS: Record<string, { schema: z.ZodType; description: string }> = {
@@ -60,6 +62,10 @@ export const SCHEMAS: Record<string, { schema: z.ZodType; description: string }>
   'fetch-request': { schema: retrieval.FetchRequest, description: 'POST /v4/depository_a/fetch body' },
   'fetch-verify-response': { schema: retrieval.FetchVerifyResponse, description: 'OTP verify response' },
   gains: { schema: gains.GainsReport, description: 'Realised capital gains of mutual fund units (cas gains, /v4/smart/gains)' },
+  portfolio: {
+    schema: portfolio.Portfolio,
+    description: 'One portfolio merged from many statements, with XIRR (cas portfolio, /v4/smart/portfolio)',
+  },
   'mailback-request': { schema: retrieval.MailbackRequest, description: 'POST /v4/registrar_b/generate body' },
 };
 

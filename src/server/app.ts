@@ -15,6 +15,7 @@ import { authBilling } from './auth.js';
 import { accountRoutes } from './routes/account.js';
 import { parseRoutes } from './routes/parse.js';
 import { gainsRoutes } from './routes/gains.js';
+import { portfolioRoutes } from './routes/portfolio.js';
 import { retrievalRoutes } from './routes/retrieval.js';
 import { verificationRoutes } from './routes/verification.js';
 import { lockerRoutes } from './routes/locker.js';
@@ -37,6 +38,7 @@ export const SECTIONS = [
   accountRoutes,
   parseRoutes,
   gainsRoutes,
+  portfolioRoutes,
   retrievalRoutes,
   verificationRoutes,
   lockerRoutes,

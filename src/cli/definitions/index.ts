@@ -23,6 +23,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./gains.js').then((m) => m.gainsSpec),
   },
   {
+    name: 'portfolio',
+    summary: 'One portfolio from many statements: holdings merged and de-duplicated, gaps, XIRR',
+    load: () => import('./portfolio.js').then((m) => m.portfolioSpec),
+  },
+  {
     name: 'schema',
     summary: 'Print the JSON Schema (draft 2020-12) of a resource, or list resource names',
     load: () => import('./schema.js').then((m) => m.schemaSpec),
