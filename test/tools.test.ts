@@ -1,5 +1,5 @@
 /**
- * Issue 20 item 6: on a machine without the test tools, `npm test` skips what needs them and says
+ * Issue 20 item 6 and issue 33 item 1: on a machine without the test tools, `npm test` skips what needs them and says
  * which tool is missing, instead of failing with assertions that mean nothing. Two test files that
  * need qpdf and openssl run under vitest with a PATH that holds only `node`.
  */
@@ -28,6 +28,32 @@ describe('missing system tools (issue 20 item 6)', () => {
     expect(out).toMatch(/skipped: tests that need qpdf \(Debian package qpdf; `npm run setup:test` installs the test tools\)/);
     expect(out).toMatch(/skipped: tests that need openssl \(Debian package openssl;/);
     expect(out).toMatch(/Tests\s+\d+ skipped/);
+    expect(out).not.toMatch(/\d+ failed/);
+  });
+
+  it('CAS_TEST_HIDE_TOOLS hides tools: each skipped tool is named once per run, however many files need it (issue 33)', async () => {
+    // resave and engines both need qpdf; pdf needs pdftotext. Two test processes, one line for qpdf.
+    const r = await execa(
+      process.execPath,
+      [
+        path.join(ROOT, 'node_modules/vitest/vitest.mjs'),
+        'run',
+        '--project',
+        'sqlite',
+        'test/resave.test.ts',
+        'test/engines.test.ts',
+        'test/pdf.test.ts',
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, CAS_TEST_HIDE_TOOLS: 'qpdf,pdftotext', NO_COLOR: '1', FORCE_COLOR: '0' },
+        reject: false,
+      },
+    );
+    const out = `${r.stdout}\n${r.stderr}`;
+    expect(r.exitCode, out).toBe(0);
+    expect(out.match(/skipped: tests that need qpdf \(Debian package qpdf;/g), out).toHaveLength(1);
+    expect(out.match(/skipped: tests that need pdftotext \(Debian package poppler-utils;/g), out).toHaveLength(1);
     expect(out).not.toMatch(/\d+ failed/);
   });
 
