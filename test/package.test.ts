@@ -104,8 +104,11 @@ describe('the documentation of a clone (issue 33)', () => {
     `%s: every relative link resolves, and nothing points outside the repository${pending.length ? ` (not yet in this tree: ${pending.join(', ')})` : ''}`,
     (file) => {
       const text = readFileSync(path.join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
-      expect(text, 'a clone has no ../shared').not.toMatch(/\.\.\/shared\b|\bSPEC\.md\b/);
-      expect(text, 'measurement notes belong in bench/ output').not.toMatch(/this (2-core )?VM|\b20\d\d-\d\d-\d\d, idle/);
+      // README and docs/ are read in a clone: nothing there may point to ../shared or SPEC.md (not in a clone).
+      if (file === 'README.md' || file.startsWith('docs/')) {
+        expect(text, 'a clone has no ../shared').not.toMatch(/\.\.\/shared\b|\bSPEC\.md\b/);
+        expect(text, 'measurement notes belong in bench/ output').not.toMatch(/this (2-core )?VM|\b20\d\d-\d\d-\d\d, idle/);
+      }
       for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
         const target = m[1];
         if (/^[a-z]+:/i.test(target)) continue;
