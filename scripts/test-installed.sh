@@ -35,7 +35,10 @@ DOB=1990-01-31
 name=$(node -p "require('$root/package.json').name")
 
 # Global installs go to a prefix inside the work folder; the config file too.
-export NPM_CONFIG_PREFIX="$work/global" npm_config_update_notifier=false npm_config_prefer_offline=true
+# (`npm run` itself exports npm_config_prefix and npm_config_global_prefix: both are replaced.)
+export NPM_CONFIG_PREFIX="$work/global" npm_config_prefix="$work/global" npm_config_global_prefix="$work/global"
+export npm_config_update_notifier=false npm_config_prefer_offline=true
+mkdir -p "$work/global/lib" "$work/global/bin"
 export PATH="$work/global/bin:$PATH" CAS_CONFIG_DIR="$work/config"
 unset CAS_API_KEY CAS_BASE_URL CAS_PDF_PASSWORD
 
