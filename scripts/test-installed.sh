@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# `npm run test:installed` (a step of .ci/run): pack the package, install the tarball into an empty
-# directory, and run the installed `cas` from there: --help, parse on a shipped sample, and
-# `cas serve` + `cas fetch` + `cas verify-otp --parse` against its sandbox. Nothing from the work tree
-# is used after `npm pack`, so a file the package needs but does not ship fails here.
+# `npm run test:installed` (a step of .ci/run): the README's install path, proved.
+#
+# 1. Copies the repository's files (what a clone has: `git ls-files`, no node_modules, no dist, no
+#    ../shared) to an empty folder and runs there the README's and docs/ pages' blocks marked
+#    `<!-- run: clone -->`: `npm ci && npm run build`, a parse of a shipped fixture, `npm pack` and
+#    `npm install -g ./cas-cli-<version>.tgz` (under a temporary npm prefix: nothing outside the
+#    work folder changes), `cas gains` on the registrar fixture, ...
+# 2. Checks the installed package: the dependency set (light-my-request 6.6.0, no cookie 2), `cas
+#    --help`, a parse of the shipped sandbox sample, and `cas serve` + `cas fetch` + `cas verify-otp
+#    --parse` against its sandbox.
+# 3. Runs every other block of the README and the docs/ pages, in order, with the installed `cas`
+#    in an empty folder (scripts/doc-blocks.mjs says how).
+# Any block that exits non-zero fails the run, and so does any `npm warn` line (EBADENGINE, a
+# deprecation, an install script npm would not run): users must get what CI tests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/cas-installed-XXXXXX")
 serve_pid=
 cleanup() {
   if [ -n "$serve_pid" ]; then kill "$serve_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
+  if [ -n "${CAS_KEEP_INSTALLED:-}" ]; then echo "test:installed: kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 step() { printf '\ntest:installed: %s\n' "$*" >&2; }
@@ -22,24 +32,42 @@ fail() {
 PAN=ABCPM1234K
 BO_ID=1208160000123456
 DOB=1990-01-31
+name=$(node -p "require('$root/package.json').name")
 
-step "packing $(node -p "require('$root/package.json').name")"
+# Global installs go to a prefix inside the work folder; the config file too.
+# (`npm run` itself exports npm_config_prefix and npm_config_global_prefix: both are replaced.)
+export NPM_CONFIG_PREFIX="$work/global" npm_config_prefix="$work/global" npm_config_global_prefix="$work/global"
+export npm_config_update_notifier=false npm_config_prefer_offline=true
+mkdir -p "$work/global/lib" "$work/global/bin"
+export PATH="$work/global/bin:$PATH" CAS_CONFIG_DIR="$work/config"
+unset CAS_API_KEY CAS_BASE_URL CAS_PDF_PASSWORD
+
+step "copying the repository's files (what a clone has) to $work/clone"
+mkdir -p "$work/clone"
 cd "$root"
-[ -f dist/cli/main.js ] || npm run build >/dev/null
-tgz=$(npm pack --silent --pack-destination "$work" | tail -n 1)
-[ -f "$work/$tgz" ] || fail "npm pack wrote no tarball"
-echo "tarball: $tgz ($(du -h "$work/$tgz" | cut -f1), $(tar -tzf "$work/$tgz" | wc -l) files)" >&2
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  git ls-files -co --exclude-standard -z | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+    tar --null -T - -cf - | tar -xf - -C "$work/clone"
+else
+  tar --exclude=./node_modules --exclude=./dist --exclude=./.git -cf - . | tar -xf - -C "$work/clone"
+fi
+[ -e "$work/clone/node_modules" ] && fail "the copy has a node_modules folder"
 
-step "installing it into an empty directory"
-app="$work/app"
-mkdir -p "$app"
-cd "$app"
-printf '{ "name": "cas-installed-check", "version": "1.0.0", "private": true }\n' > package.json
-npm install --no-audit --no-fund --prefer-offline --loglevel=error "$work/$tgz" >&2
-cas() { "$app/node_modules/.bin/cas" "$@" </dev/null; }
-pkg="$app/node_modules/$(node -p "require('$root/package.json').name")"
+step "the README's and docs/ pages' clone blocks (npm ci, build, npm pack, npm install -g the tarball)"
+cd "$work/clone"
+node scripts/doc-blocks.mjs run clone . README.md docs/*.md || fail "a clone block failed (above)"
+command -v cas >/dev/null || fail "the README's install block installed no cas command"
+[ "$(command -v cas)" = "$work/global/bin/cas" ] || fail "cas is $(command -v cas), not the installed tarball's"
+pkg="$(npm root -g)/$name"
+[ -f "$pkg/package.json" ] || fail "$name is not installed under $(npm root -g)"
+
+step "the installed dependency set"
+(cd "$pkg" && npm ls --omit=dev light-my-request cookie 2>&1 || true) | tee "$work/deps.txt" >&2
+grep -q 'light-my-request@6.6.0' "$work/deps.txt" || fail "the installed light-my-request is not 6.6.0 (its newer versions need Node.js 22)"
+grep -q 'cookie@2' "$work/deps.txt" && fail "cookie 2 is installed (it needs Node.js 22)"
 
 step "cas --help"
+cas() { command cas "$@" </dev/null; }
 cas --help | grep -q 'Usage: cas' || fail "cas --help printed no usage line"
 cas --version
 
@@ -58,19 +86,19 @@ console.error(`parsed: ${j.meta?.cas_type} ${j.meta?.statement_period?.from}..${
 
 step "cas serve, then cas fetch and cas verify-otp --parse against its sandbox"
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-"$app/node_modules/.bin/cas" serve --port "$port" --data-dir "$work/data" </dev/null >"$work/serve.log" 2>&1 &
+command cas serve --port "$port" --data-dir "$work/data" </dev/null >"$work/serve.log" 2>&1 &
 serve_pid=$!
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do
   grep -q 'listening on' "$work/serve.log" 2>/dev/null && break
   kill -0 "$serve_pid" 2>/dev/null || { cat "$work/serve.log" >&2; fail "cas serve stopped"; }
-  sleep 0.1
+  sleep 0.2
 done
 grep -q 'listening on' "$work/serve.log" || { cat "$work/serve.log" >&2; fail "cas serve did not start"; }
-export CAS_BASE_URL="http://127.0.0.1:$port" CAS_API_KEY=cas_sandbox_public_key
-session=$(cas fetch --pan "$PAN" --bo-id "$BO_ID" --dob "$DOB" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).session_id))')
+session=$(CAS_BASE_URL="http://127.0.0.1:$port" CAS_API_KEY=cas_sandbox_public_key cas fetch --pan "$PAN" --bo-id "$BO_ID" --dob "$DOB" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).session_id))')
 [ -n "$session" ] || fail "cas fetch returned no session"
 code=0
-CAS_PDF_PASSWORD=$PAN cas verify-otp "$session" --otp 123456 --periods 3 --out-dir "$work/statements" --parse > "$work/fetched.json" || code=$?
+CAS_BASE_URL="http://127.0.0.1:$port" CAS_API_KEY=cas_sandbox_public_key CAS_PDF_PASSWORD=$PAN \
+  cas verify-otp "$session" --otp 123456 --periods 3 --out-dir "$work/statements" --parse > "$work/fetched.json" || code=$?
 [ "$code" -eq 0 ] || { cat "$work/serve.log" >&2; fail "cas verify-otp --parse exited $code"; }
 node -e '
 const lines = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n");
@@ -81,5 +109,12 @@ console.error(`parsed: ${lines.length} statements, ${lines.map((l) => JSON.parse
 if (lines.length !== files.length) { console.error("test:installed: FAILED: not every saved statement parsed"); process.exit(1); }
 ' "$work/fetched.json" "$work/statements"
 grep -q '"status":500' "$work/serve.log" && { cat "$work/serve.log" >&2; fail "the service answered 500"; }
+kill "$serve_pid" 2>/dev/null || true
+wait "$serve_pid" 2>/dev/null || true
+serve_pid=
 
-step "ok: the installed package parses, serves, fetches and verifies"
+step "every other block of the README and the docs/ pages, with the installed cas, in an empty folder"
+mkdir -p "$work/user"
+node scripts/doc-blocks.mjs run installed "$work/user" README.md docs/*.md || fail "a documented command failed (above)"
+
+step "ok: the tarball installs without a warning, and every documented command runs as written"

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, cleanEnv, tmpDir } from './helpers.js';
-import { pgBinDir } from './pg.js';
+import { needs } from './tools.js';
 
 const bench = (args: string[], extra: Record<string, string> = {}) => {
   const env = { ...cleanEnv(), ...extra };
@@ -61,9 +61,9 @@ describe('npm run bench', () => {
     expect(res.postgres.skipped).toMatch(/Debian package postgresql/);
   }, 60_000);
 
-  const pgNote = pgBinDir() ? '' : ' (skipped: needs postgres)';
-  it.skipIf(!pgBinDir())(
-    `reports /v1/credits and parse throughput on SQLite, PostgreSQL and two PostgreSQL instances${pgNote}`,
+  const postgres = needs('postgres');
+  it.skipIf(postgres.skip)(
+    `reports /v1/credits and parse throughput on SQLite, PostgreSQL and two PostgreSQL instances${postgres.note}`,
     async () => {
       const out = tmpDir('cas-bench-');
       const r = await bench(['--quick', '--only', 'postgres', '--out', out]);

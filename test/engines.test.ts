@@ -5,7 +5,7 @@
  * by the option or CAS_PDF_ENGINE, through the built `cas parse` too.
  */
 import { describe, expect, it } from 'vitest';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -13,6 +13,7 @@ import { openPdf } from '../src/pdf/open.js';
 import { ENGINES, resolveEngine, type EngineName } from '../src/pdf/engine.js';
 import { runParseJob } from '../src/core/parse-job.js';
 import { cas, expectedJson, fixture, manifest, tmpDir } from './helpers.js';
+import { needs } from './tools.js';
 
 const good = manifest().filter((m) => m.kind !== 'bad');
 const bad = manifest().filter((m) => m.kind === 'bad');
@@ -131,38 +132,35 @@ describe('errors are the same with both engines', () => {
   });
 });
 
-const qpdfMissing = spawnSync('qpdf', ['--version'], { stdio: 'ignore' }).status !== 0;
+const qpdf = needs('qpdf');
 
-describe.skipIf(qpdfMissing)(
-  `every encryption opens with both engines${qpdfMissing ? ' (skipped: needs qpdf, apt-get install qpdf)' : ''}`,
-  () => {
-    const dir = tmpDir('cas-engines-');
-    const plain = fixture('registrar/cams-detailed-plain.pdf');
-    const expected = expectedJson('expected/registrar-detailed.json');
-    const variants: [string, string[]][] = [
-      ['RC4 40-bit (R2)', ['40']],
-      ['RC4 128-bit (R3)', ['128', '--use-aes=n']],
-      ['AES-128 (R4)', ['128', '--use-aes=y']],
-      ['AES-256 (R6)', ['256']],
-    ];
-    it.each(variants)('%s', async (name, args) => {
-      const file = path.join(dir, `${name.replace(/\W+/g, '-')}.pdf`);
-      execFileSync('qpdf', ['--allow-weak-crypto', '--encrypt', 'ABCPM1234K', 'owner-pw', ...args, '--', plain, file]);
-      const [pdfium, pdfjs] = await Promise.all(ENGINES.map((e) => parsed(file, 'ABCPM1234K', e)));
-      expect(pdfium).toEqual(expected);
-      expect(pdfjs).toEqual(pdfium);
-      for (const pw of [undefined, 'WRONG0000X']) {
-        const [a, b] = await Promise.all(ENGINES.map((e) => outcome(file, pw, e)));
-        expect(a).toBe(pw === undefined ? 'PasswordRequired' : 'IncorrectPassword');
-        expect(b).toBe(a);
-      }
-    });
-    it('the AES-256 R5 fixture is one of the goldens above (qpdf writes R6 only)', () => {
-      expect(good.some((m) => m.path.includes('aes-256-r5'))).toBe(true);
-      expect(readFileSync(fixture('encrypted/cams-detailed-aes-256-r5.pdf')).length).toBeGreaterThan(0);
-    });
-  },
-);
+describe.skipIf(qpdf.skip)(`every encryption opens with both engines${qpdf.note}`, () => {
+  const dir = tmpDir('cas-engines-');
+  const plain = fixture('registrar/cams-detailed-plain.pdf');
+  const expected = expectedJson('expected/registrar-detailed.json');
+  const variants: [string, string[]][] = [
+    ['RC4 40-bit (R2)', ['40']],
+    ['RC4 128-bit (R3)', ['128', '--use-aes=n']],
+    ['AES-128 (R4)', ['128', '--use-aes=y']],
+    ['AES-256 (R6)', ['256']],
+  ];
+  it.each(variants)('%s', async (name, args) => {
+    const file = path.join(dir, `${name.replace(/\W+/g, '-')}.pdf`);
+    execFileSync('qpdf', ['--allow-weak-crypto', '--encrypt', 'ABCPM1234K', 'owner-pw', ...args, '--', plain, file]);
+    const [pdfium, pdfjs] = await Promise.all(ENGINES.map((e) => parsed(file, 'ABCPM1234K', e)));
+    expect(pdfium).toEqual(expected);
+    expect(pdfjs).toEqual(pdfium);
+    for (const pw of [undefined, 'WRONG0000X']) {
+      const [a, b] = await Promise.all(ENGINES.map((e) => outcome(file, pw, e)));
+      expect(a).toBe(pw === undefined ? 'PasswordRequired' : 'IncorrectPassword');
+      expect(b).toBe(a);
+    }
+  });
+  it('the AES-256 R5 fixture is one of the goldens above (qpdf writes R6 only)', () => {
+    expect(good.some((m) => m.path.includes('aes-256-r5'))).toBe(true);
+    expect(readFileSync(fixture('encrypted/cams-detailed-aes-256-r5.pdf')).length).toBeGreaterThan(0);
+  });
+});
 
 describe('CAS_PDF_ENGINE through the built cas parse', () => {
   it('pdfium and pdfjs print the same stdout; an unknown engine exits 2 naming the choices', async () => {

@@ -9,7 +9,7 @@
  * are checked either way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as pty from 'node-pty';
@@ -17,9 +17,9 @@ import type { Browser, Page } from 'playwright-core';
 import type { ContractNote, ParsedStatement } from '../src/schema/index.js';
 import { renderHtmlReport } from '../src/cli/render-html.js';
 import { BIN, cas, cleanEnv, expectedJson, fixture, ROOT, tmpDir } from './helpers.js';
+import { needs, toolPath } from './tools.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const noChromium = existsSync(CHROMIUM) ? null : `chromium (${CHROMIUM}; apt-get install chromium)`;
+const chromium = needs('chromium');
 const ARTIFACTS = path.join(ROOT, 'test', 'artifacts');
 
 const CASES = [
@@ -117,134 +117,128 @@ describe('cas parse --format: how it sits with --json, --csv and the terminal', 
   });
 });
 
-describe.skipIf(Boolean(noChromium))(
-  `cas parse --format html in headless Chromium${noChromium ? ` (skipped: needs ${noChromium})` : ''}`,
-  () => {
-    let browser: Browser;
-    const dir = tmpDir('cas-html-');
+describe.skipIf(chromium.skip)(`cas parse --format html in headless Chromium${chromium.note}`, () => {
+  let browser: Browser;
+  const dir = tmpDir('cas-html-');
 
-    beforeAll(async () => {
-      mkdirSync(ARTIFACTS, { recursive: true });
-      const { chromium } = await import('playwright-core');
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-        ],
-      });
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: toolPath('chromium')!,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
-    afterAll(async () => {
-      await browser?.close();
-    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
 
-    it.each(CASES)(
-      '$name: one self-contained page that renders cleanly, with the investor, the values and the charts',
-      async ({ name, file, password }) => {
-        const json = JSON.parse((await cas(['parse', '--json', '--password', password, fixture(file)])).stdout) as
-          ParsedStatement | ContractNote;
-        const out = path.join(dir, `${name}.html`);
-        const r = await cas(['parse', '--format', 'html', '-o', out, '--password', password, fixture(file)]);
-        expect(r.exitCode, r.stderr).toBe(0);
-        expect(r.stdout).toBe('');
-        expect(r.stderr).toContain(`wrote ${out}`);
-        const html = readFileSync(out, 'utf8');
-        // Self-contained: a policy that forbids the network, no script, nothing referenced from outside.
-        expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; [^"]*">/);
-        expect(html).not.toMatch(/<script|<link|<iframe|@import|url\(|\b(src|href)="(?!#)/i);
-
-        const { page, problems } = await open(browser, out);
-        const text = await page.innerText('body');
-        if ('meta' in json) {
-          expect(text).toContain(json.investor.name);
-          expect(text).toContain(rupees(json.summary.total_value));
-          const values = [
-            ...json.mutual_funds.flatMap((f) => f.schemes.map((s) => s.value)),
-            ...json.demat_accounts.flatMap((a) => Object.values(a.holdings).flatMap((l) => l.map((h) => h.value))),
-          ];
-          expect(values.length).toBeGreaterThan(0);
-          for (const v of values) expect(text).toContain(rupees(v));
-          const slices = await page.$$eval('svg.donut path.slice', (els) => els.map((e) => e.getAttribute('data-label')));
-          expect(slices.length).toBe(expectedClasses(json));
-          expect(new Set(slices).size).toBe(slices.length);
-          // The chart is described for screen readers and its numbers are written beside it.
-          expect(await page.$eval('svg.donut', (s) => s.getAttribute('role'))).toBe('img');
-          expect(await page.$eval('svg.donut desc', (d) => d.textContent)).toContain('%');
-          const amcs = new Set(json.mutual_funds.filter((f) => f.schemes.some((s) => s.value > 0)).map((f) => f.amc));
-          expect(await page.$$eval('svg.bars rect.bar', (els) => els.length)).toBe(amcs.size);
-          if (json.mutual_funds.some((f) => f.schemes.some((s) => s.transactions.length)))
-            expect(await page.$$eval('caption', (cs) => cs.map((c) => c.textContent))).toContain('Transactions');
-        } else {
-          expect(text).toContain(json.client_info.name);
-          expect(text).toContain(rupees(json.charges_summary.net_amount_receivable_payable));
-          const trades = await page.$$eval(
-            'table',
-            (ts) => ts.find((t) => t.caption?.textContent === 'Trades')?.tBodies[0].rows.length ?? 0,
-          );
-          expect(trades).toBe(json.detailed_trades.length);
-          for (const t of json.detailed_trades) expect(text).toContain(rupees(t.net_total));
-          const charges = Object.entries(json.charges_summary).filter(
-            ([k, v]) => v > 0 && k !== 'pay_in_pay_out_obligation' && k !== 'net_amount_receivable_payable',
-          );
-          expect(await page.$$eval('svg.bars rect.bar', (els) => els.length)).toBe(charges.length);
-          expect(await page.$$eval('svg.donut', (els) => els.length)).toBe(0);
-        }
-        // Numbers are right-aligned.
-        const aligns = await page.$$eval('td.num', (tds) => [...new Set(tds.map((td) => getComputedStyle(td).textAlign))]);
-        expect(aligns).toEqual(['right']);
-        await page.screenshot({ path: path.join(ARTIFACTS, `html-report-${name}.png`), fullPage: true });
-        await page.close();
-        expect(problems).toEqual([]);
-      },
-    );
-
-    it('several files: one page with a section per document and a list of them', async () => {
-      const out = path.join(dir, 'several.html');
-      const r = await cas([
-        'parse',
-        '--format',
-        'html',
-        '-o',
-        out,
-        '--password',
-        'ABCPM1234K',
-        fixture('depository_b/nsdl-cas.pdf'),
-        fixture('contract_note/broker_b.pdf'),
-      ]);
+  it.each(CASES)(
+    '$name: one self-contained page that renders cleanly, with the investor, the values and the charts',
+    async ({ name, file, password }) => {
+      const json = JSON.parse((await cas(['parse', '--json', '--password', password, fixture(file)])).stdout) as
+        ParsedStatement | ContractNote;
+      const out = path.join(dir, `${name}.html`);
+      const r = await cas(['parse', '--format', 'html', '-o', out, '--password', password, fixture(file)]);
       expect(r.exitCode, r.stderr).toBe(0);
-      const { page, problems } = await open(browser, out);
-      expect(await page.$$eval('section.statement', (s) => s.length)).toBe(2);
-      expect(await page.$$eval('nav a', (as) => as.map((a) => a.textContent))).toEqual([
-        fixture('depository_b/nsdl-cas.pdf'),
-        fixture('contract_note/broker_b.pdf'),
-      ]);
-      await page.close();
-      expect(problems).toEqual([]);
-    });
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`wrote ${out}`);
+      const html = readFileSync(out, 'utf8');
+      // Self-contained: a policy that forbids the network, no script, nothing referenced from outside.
+      expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; [^"]*">/);
+      expect(html).not.toMatch(/<script|<link|<iframe|@import|url\(|\b(src|href)="(?!#)/i);
 
-    it('escapes every string from the PDF: a scheme named <script>... is text, and nothing runs or loads', async () => {
-      const d = expectedJson('expected/depository_a.json') as ParsedStatement;
-      const evil = `<script>alert(1)</script><img src="https://example.invalid/x.png" onerror="alert(2)">`;
-      d.mutual_funds[0].schemes[0].name = evil;
-      d.mutual_funds[0].amc = `"><svg onload=alert(3)>`;
-      d.investor.name = `O'Brien & <b>Sons</b>`;
-      const file = path.join(dir, 'hostile.html');
-      writeFileSync(file, renderHtmlReport([{ file: 'statement "<i>x</i>".pdf', data: d }]));
-      const { page, problems } = await open(browser, file);
+      const { page, problems } = await open(browser, out);
       const text = await page.innerText('body');
-      expect(text).toContain(evil);
-      expect(text).toContain(`O'Brien & <b>Sons</b>`);
-      expect(text).toContain('statement "<i>x</i>".pdf');
-      expect(await page.$$eval('script, img, b, i, main svg svg', (els) => els.length)).toBe(0);
-      expect(await page.$$eval('svg.bars rect.bar', (rs) => rs.map((r) => r.getAttribute('data-label')))).toContain(
-        `"><svg onload=alert(3)>`,
-      );
+      if ('meta' in json) {
+        expect(text).toContain(json.investor.name);
+        expect(text).toContain(rupees(json.summary.total_value));
+        const values = [
+          ...json.mutual_funds.flatMap((f) => f.schemes.map((s) => s.value)),
+          ...json.demat_accounts.flatMap((a) => Object.values(a.holdings).flatMap((l) => l.map((h) => h.value))),
+        ];
+        expect(values.length).toBeGreaterThan(0);
+        for (const v of values) expect(text).toContain(rupees(v));
+        const slices = await page.$$eval('svg.donut path.slice', (els) => els.map((e) => e.getAttribute('data-label')));
+        expect(slices.length).toBe(expectedClasses(json));
+        expect(new Set(slices).size).toBe(slices.length);
+        // The chart is described for screen readers and its numbers are written beside it.
+        expect(await page.$eval('svg.donut', (s) => s.getAttribute('role'))).toBe('img');
+        expect(await page.$eval('svg.donut desc', (d) => d.textContent)).toContain('%');
+        const amcs = new Set(json.mutual_funds.filter((f) => f.schemes.some((s) => s.value > 0)).map((f) => f.amc));
+        expect(await page.$$eval('svg.bars rect.bar', (els) => els.length)).toBe(amcs.size);
+        if (json.mutual_funds.some((f) => f.schemes.some((s) => s.transactions.length)))
+          expect(await page.$$eval('caption', (cs) => cs.map((c) => c.textContent))).toContain('Transactions');
+      } else {
+        expect(text).toContain(json.client_info.name);
+        expect(text).toContain(rupees(json.charges_summary.net_amount_receivable_payable));
+        const trades = await page.$$eval('table', (ts) => ts.find((t) => t.caption?.textContent === 'Trades')?.tBodies[0].rows.length ?? 0);
+        expect(trades).toBe(json.detailed_trades.length);
+        for (const t of json.detailed_trades) expect(text).toContain(rupees(t.net_total));
+        const charges = Object.entries(json.charges_summary).filter(
+          ([k, v]) => v > 0 && k !== 'pay_in_pay_out_obligation' && k !== 'net_amount_receivable_payable',
+        );
+        expect(await page.$$eval('svg.bars rect.bar', (els) => els.length)).toBe(charges.length);
+        expect(await page.$$eval('svg.donut', (els) => els.length)).toBe(0);
+      }
+      // Numbers are right-aligned.
+      const aligns = await page.$$eval('td.num', (tds) => [...new Set(tds.map((td) => getComputedStyle(td).textAlign))]);
+      expect(aligns).toEqual(['right']);
+      await page.screenshot({ path: path.join(ARTIFACTS, `html-report-${name}.png`), fullPage: true });
       await page.close();
       expect(problems).toEqual([]);
-    });
-  },
-);
+    },
+  );
+
+  it('several files: one page with a section per document and a list of them', async () => {
+    const out = path.join(dir, 'several.html');
+    const r = await cas([
+      'parse',
+      '--format',
+      'html',
+      '-o',
+      out,
+      '--password',
+      'ABCPM1234K',
+      fixture('depository_b/nsdl-cas.pdf'),
+      fixture('contract_note/broker_b.pdf'),
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const { page, problems } = await open(browser, out);
+    expect(await page.$$eval('section.statement', (s) => s.length)).toBe(2);
+    expect(await page.$$eval('nav a', (as) => as.map((a) => a.textContent))).toEqual([
+      fixture('depository_b/nsdl-cas.pdf'),
+      fixture('contract_note/broker_b.pdf'),
+    ]);
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it('escapes every string from the PDF: a scheme named <script>... is text, and nothing runs or loads', async () => {
+    const d = expectedJson('expected/depository_a.json') as ParsedStatement;
+    const evil = `<script>alert(1)</script><img src="https://example.invalid/x.png" onerror="alert(2)">`;
+    d.mutual_funds[0].schemes[0].name = evil;
+    d.mutual_funds[0].amc = `"><svg onload=alert(3)>`;
+    d.investor.name = `O'Brien & <b>Sons</b>`;
+    const file = path.join(dir, 'hostile.html');
+    writeFileSync(file, renderHtmlReport([{ file: 'statement "<i>x</i>".pdf', data: d }]));
+    const { page, problems } = await open(browser, file);
+    const text = await page.innerText('body');
+    expect(text).toContain(evil);
+    expect(text).toContain(`O'Brien & <b>Sons</b>`);
+    expect(text).toContain('statement "<i>x</i>".pdf');
+    expect(await page.$$eval('script, img, b, i, main svg svg', (els) => els.length)).toBe(0);
+    expect(await page.$$eval('svg.bars rect.bar', (rs) => rs.map((r) => r.getAttribute('data-label')))).toContain(
+      `"><svg onload=alert(3)>`,
+    );
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+});

@@ -5,11 +5,12 @@
  * `npm run test:layouts -- --seeds 1000`, `npm run test:layouts -- --family ID --renderer R --seed K`.
  */
 import { describe, expect, it } from 'vitest';
-import { chromiumMissing, describeFailure, loadFamilies, RENDERERS, runFamily } from './layouts/harness.js';
+import { describeFailure, loadFamilies, RENDERERS, runFamily } from './layouts/harness.js';
+import { needs } from './tools.js';
 
 const SEEDS = Number(process.env.LAYOUT_SEEDS ?? 100);
 const families = await loadFamilies();
-const noChromium = chromiumMissing();
+const chromium = needs('chromium');
 
 describe('layout property suite', () => {
   it('has a family for every statement kind and broker layout', () => {
@@ -20,9 +21,9 @@ describe('layout property suite', () => {
 
   for (const family of families) {
     for (const renderer of RENDERERS) {
-      const skip = renderer === 'chromium' && noChromium;
-      it.skipIf(Boolean(skip))(
-        `${family.id} / ${renderer}: ${SEEDS} seeds parse to their expected JSON${skip ? ` (skipped: needs ${noChromium})` : ''}`,
+      const skip = renderer === 'chromium' && chromium.skip;
+      it.skipIf(skip)(
+        `${family.id} / ${renderer}: ${SEEDS} seeds parse to their expected JSON${skip ? chromium.note : ''}`,
         async () => {
           const seeds = Array.from({ length: SEEDS }, (_, i) => i + 1);
           const results = await runFamily(family, renderer, { seeds });

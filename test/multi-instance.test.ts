@@ -24,14 +24,11 @@ import nodemailer from 'nodemailer';
 import pg from 'pg';
 import { cas, expectedJson, fixture, tmpDir } from './helpers.js';
 import { post, serve, smtpPortOf, waitFor, type Served } from './server-helpers.js';
-import { pgBinDir, startCluster, type PgCluster } from './pg.js';
+import { startCluster, type PgCluster } from './pg.js';
+import { needs } from './tools.js';
 
-const PG_BIN = pgBinDir();
-if (!PG_BIN)
-  process.stderr.write(
-    'skipped: the multi-instance test needs postgres (Debian package postgresql; `npm run setup:test` installs the test tools)\n',
-  );
-const note = PG_BIN ? '' : ' (skipped: needs postgres)';
+const postgres = needs('postgres');
+const note = postgres.note;
 
 const DOMAIN = 'multi.cas.test';
 const SUMMARY = readFileSync(fixture('registrar/cams-summary.pdf'));
@@ -161,7 +158,7 @@ async function until<T>(fn: () => Promise<T | undefined>, ms = 30_000): Promise<
   }
 }
 
-describe.skipIf(!PG_BIN)(`two cas serve instances on one PostgreSQL database${note}`, () => {
+describe.skipIf(postgres.skip)(`two cas serve instances on one PostgreSQL database${note}`, () => {
   beforeAll(async () => {
     cluster = await startCluster();
     dbUrl = await cluster.createDatabase('cas_multi');

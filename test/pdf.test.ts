@@ -8,6 +8,9 @@ import { matchHeader, splitCells } from '../src/pdf/table.js';
 import { parseDate, parseMonthYear, parseNumber, exactSum } from '../src/pdf/numbers.js';
 import { buildLines, healIsins, undouble } from '../src/pdf/lines.js';
 import { fixture, manifest, tmpDir } from './helpers.js';
+import { needs } from './tools.js';
+
+const pdftotext = needs('pdftotext');
 
 const good = manifest().filter((m) => m.kind !== 'bad');
 const bad = manifest().filter((m) => m.kind === 'bad');
@@ -135,29 +138,32 @@ describe('PDF text layer on every fixture', () => {
     expect(() => new (globalThis as unknown as { Path2D: new () => object }).Path2D()).toThrow(/does not render/);
   });
 
-  it('a depository_b statement with Devanagari over its headings (the older look): poppler sees the Hindi, the model drops it', async () => {
-    const { buildDepositoryStatement } = await import('./fixtures/depository-data.js');
-    const { renderNsdl, DSTYLE } = await import('./fixtures/depository-render.js');
-    const file = path.join(tmpDir('cas-deva-'), 'nsdl-devanagari.pdf');
-    writeFileSync(file, await renderNsdl(buildDepositoryStatement('depository_b'), { ...DSTYLE, devanagari: true }));
-    // An independent extractor (poppler) sees the Hindi headings in the text layer...
-    const poppler = await execa('pdftotext', ['-layout', file, '-'], { reject: false });
-    expect(poppler.exitCode, poppler.stderr).toBe(0);
-    expect(poppler.stdout).toMatch(/[\u0900-\u097F]{3,}/);
-    expect(poppler.stdout).toContain('Equities (E)');
-    // ...and the document model keeps the English headings whole, with no Devanagari left anywhere.
-    const doc = await openPdf(file);
-    const lines = allLines(doc).map((l) => l.text);
-    expect(lines.filter((t) => /[\u0900-\u097F]/.test(t))).toEqual([]);
-    for (const h of [
-      'Your Demat Account and Mutual Fund Folios',
-      'NSDL Demat Account',
-      'Equities (E)',
-      'Mutual Fund Folios (F)',
-      'National Pension System (N)',
-    ])
-      expect(lines).toContain(h);
-  });
+  it.skipIf(pdftotext.skip)(
+    `a depository_b statement with Devanagari over its headings (the older look): poppler sees the Hindi, the model drops it${pdftotext.note}`,
+    async () => {
+      const { buildDepositoryStatement } = await import('./fixtures/depository-data.js');
+      const { renderNsdl, DSTYLE } = await import('./fixtures/depository-render.js');
+      const file = path.join(tmpDir('cas-deva-'), 'nsdl-devanagari.pdf');
+      writeFileSync(file, await renderNsdl(buildDepositoryStatement('depository_b'), { ...DSTYLE, devanagari: true }));
+      // An independent extractor (poppler) sees the Hindi headings in the text layer...
+      const poppler = await execa('pdftotext', ['-layout', file, '-'], { reject: false });
+      expect(poppler.exitCode, poppler.stderr).toBe(0);
+      expect(poppler.stdout).toMatch(/[\u0900-\u097F]{3,}/);
+      expect(poppler.stdout).toContain('Equities (E)');
+      // ...and the document model keeps the English headings whole, with no Devanagari left anywhere.
+      const doc = await openPdf(file);
+      const lines = allLines(doc).map((l) => l.text);
+      expect(lines.filter((t) => /[\u0900-\u097F]/.test(t))).toEqual([]);
+      for (const h of [
+        'Your Demat Account and Mutual Fund Folios',
+        'NSDL Demat Account',
+        'Equities (E)',
+        'Mutual Fund Folios (F)',
+        'National Pension System (N)',
+      ])
+        expect(lines).toContain(h);
+    },
+  );
 
   it('drops Devanagari overlay text and duplicated overlays; keeps rotated text apart', () => {
     const items = [

@@ -20,9 +20,11 @@ const hasTools = (dir: string): boolean => TOOLS.every((t) => existsSync(path.jo
 
 /**
  * Directory holding initdb, pg_ctl and postgres (Debian: /usr/lib/postgresql/<major>/bin, newest
- * major; or PATH), or null. `CAS_TEST_PG_BIN` names the directory (empty or a folder without them: null).
+ * major; or PATH), or null. `CAS_TEST_PG_BIN` names the directory (empty or a folder without them: null);
+ * `CAS_TEST_HIDE_TOOLS` naming postgres (or `all`) hides it too (test/tools.ts).
  */
 export function pgBinDir(): string | null {
+  if (/(^|,)\s*(all|postgres|postgresql)\s*(,|$)/i.test(process.env.CAS_TEST_HIDE_TOOLS ?? '')) return null;
   const forced = process.env.CAS_TEST_PG_BIN;
   if (forced !== undefined) return forced && hasTools(forced) ? forced : null;
   const root = '/usr/lib/postgresql';
