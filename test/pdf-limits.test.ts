@@ -6,7 +6,7 @@
  * caller's outside limit (terminate at a wall-clock limit) ends it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { Worker } from 'node:worker_threads';
@@ -270,4 +270,29 @@ import(workerData.open).then(({ openPdf }) => openPdf(workerData.file, { timeout
     expect(performance.now() - stop).toBeLessThan(1000);
     expect(performance.now() - t).toBeLessThan(6000);
   });
+});
+
+describe('the memory limit measures the document, not the moment (issue 33.2)', () => {
+  it('on one worker at 160 MB, valid statements after FlateDecode bombs always parse; the bombs are ResourceLimit', async () => {
+    const { ParsePool } = (await import(
+      pathToFileURL(path.join(ROOT, 'dist/core/index.js')).href
+    )) as typeof import('../src/core/index.js');
+    const { flateBomb } = await import('./load/hostile.js');
+    const bomb = new Uint8Array(flateBomb());
+    const valid = new Uint8Array(readFileSync(fixture('registrar/cams-detailed-plain.pdf')));
+    // One worker, so every valid statement runs where a bomb has just filled PDFium's heap to the cap.
+    const pool = new ParsePool({ size: 1, limits: { memoryMb: 160, timeoutMs: 120_000 } });
+    try {
+      const seen: string[] = [];
+      for (const kind of ['bomb', 'valid', 'bomb', 'valid', 'valid', 'bomb', 'valid'] as const) {
+        const o = await pool.run({ bytes: kind === 'bomb' ? bomb : valid });
+        seen.push(`${kind}: ${o.ok ? 'ok' : `${o.code} ${o.message}`}`);
+      }
+      expect(seen).toEqual(
+        seen.map((s) => (s.startsWith('valid') ? 'valid: ok' : expect.stringMatching(/^bomb: ResourceLimit .*limit of 160 MB/))),
+      );
+    } finally {
+      await pool.close();
+    }
+  }, 300_000);
 });

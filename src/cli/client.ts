@@ -1,15 +1,15 @@
 /** The client as CLI commands see it: base URL and key from flag > env > config file. */
-import { readFileSync } from 'node:fs';
 import { CasClient, checkBaseUrl } from '../client/index.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_BASE_URL, resolveSetting } from './config.js';
 import type { Context } from './context.js';
+import { readFlagFileSync } from './io.js';
 
 /** `--api-key-file FILE` (or `-`, stdin): the key is the file's first line. A missing file is exit 8. */
 function keyFromFile(ctx: Context): string {
   if (ctx.opts.apiKey) throw new UsageError('give --api-key or --api-key-file, not both');
   const file = ctx.opts.apiKeyFile!;
-  const key = readFileSync(file === '-' ? 0 : file, 'utf8')
+  const key = readFlagFileSync(file, '--api-key-file', 64 * 1024)
     .split(/\r?\n/)[0]
     .trim();
   if (!key) throw new UsageError(`--api-key-file ${file} is empty`);

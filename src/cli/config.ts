@@ -4,11 +4,13 @@
  * conf computes it). Reading a setting is a plain JSON read: conf (and the ajv and semver it
  * loads, about 80 ms) is imported only by the commands that write the file.
  */
-import { readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import envPaths from 'env-paths';
 import type Conf from 'conf';
-import { UsageError } from '../errors.js';
+import { NotFoundError, UsageError } from '../errors.js';
+import { readInputFileSync } from '../core/input.js';
+import { SMALL_FILE_LIMIT } from './io.js';
 
 export const CONFIG_KEYS = {
   api_key: { secret: true, env: 'CAS_API_KEY', description: 'API key for the cas service' },
@@ -30,13 +32,8 @@ export function configPath(env: NodeJS.ProcessEnv = process.env): string {
 /** One setting from the config file, without loading conf; a missing file means nothing set. */
 export function readSetting(key: ConfigKey, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const file = configPath(env);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UsageError(`cannot read the config file ${file}: ${(err as Error).message}`);
-  }
+  const text = readConfigText(file);
+  if (text === undefined) return undefined;
   let data: unknown;
   try {
     data = text.trim() ? JSON.parse(text) : {};
@@ -47,10 +44,41 @@ export function readSetting(key: ConfigKey, env: NodeJS.ProcessEnv = process.env
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
+/**
+ * The config file's text (undefined when there is none), read like every named file (io.ts): a
+ * regular file of at most 1 MiB; a folder, a FIFO or a device in its place is a usage error.
+ */
+function readConfigText(file: string): string | undefined {
+  try {
+    return readInputFileSync(file, { limit: SMALL_FILE_LIMIT, what: 'the config file' }).toString('utf8');
+  } catch (err) {
+    if (err instanceof NotFoundError) {
+      if (/link loop/.test(err.message)) throw err;
+      return undefined;
+    }
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot read the config file ${file}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The config folder, created 0700 whatever the umask (mkdir's mode is masked by it, so the folder
+ * is set to 0700 after); one that exists already is left as its owner set it.
+ */
+function ensureConfigDir(dir: string): void {
+  if (statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+}
+
 /** conf itself, for the commands that change the file. */
 export async function configStore(env: NodeJS.ProcessEnv = process.env): Promise<Conf<Record<string, string>>> {
   if (!store) {
     const { default: Conf } = await import('conf');
+    const file = configPath(env);
+    ensureConfigDir(path.dirname(file));
+    // conf would read a FIFO or a device in the file's place for ever: the same checks as a read.
+    readConfigText(file);
     store = new Conf<Record<string, string>>({
       projectName: 'cas',
       projectSuffix: '',

@@ -7,6 +7,7 @@ import type TableType from 'cli-table3';
 import chalk from 'chalk';
 import type { Result } from './command.js';
 import type { Context } from './context.js';
+import { writeError } from './io.js';
 
 export function toJson(data: unknown, pretty: boolean): string {
   return pretty ? `${JSON.stringify(data, null, 2)}\n` : `${JSON.stringify(data)}\n`;
@@ -211,7 +212,8 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
     await fs.rename(tmp, file);
   } catch (err) {
     await fs.rm(tmp, { force: true });
-    throw err;
+    // A folder in the way, a missing folder, no permission: one line, exit 2 (io.ts).
+    throw writeError(err, file);
   }
 }
 

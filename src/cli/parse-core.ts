@@ -3,10 +3,11 @@
  * the shared worker pool (src/core), so that the limits hold for one file as for a batch.
  */
 import { promises as fs } from 'node:fs';
-import path from 'node:path';
 // The pool and the error map only: the parse job itself (parsers, PDF engine) loads in the workers.
 import { errorInfo, PASSWORD_HINT, type JobError } from '../core/errors.js';
 import { cores, ParsePool } from '../core/pool.js';
+import { displayPath, fsPath, inputError, type InputPath } from '../core/input.js';
+import { argPath } from './io.js';
 import type { ParseJob, ParseOutcome, PasswordPlan } from '../core/parse-job.js';
 import type { EngineName } from '../pdf/engine.js';
 import type { PdfDocument } from '../pdf/model.js';
@@ -52,9 +53,30 @@ function pool(size: number, engine?: EngineName): ParsePool {
   return shared;
 }
 
+/**
+ * Files whose names are not valid UTF-8: the name shown (invalid bytes escaped, `\xff`) -> the
+ * bytes the file is opened by. Every other file is opened by the name shown.
+ */
+const rawPaths = new Map<string, Uint8Array>();
+
+/** What a file is opened by: its bytes when its name is not valid UTF-8, else the name itself. */
+export function inputPath(file: string): InputPath {
+  return rawPaths.get(file) ?? file;
+}
+
+/** The name to show for a path (and, when it is not valid UTF-8, remember its bytes). */
+function shown(p: InputPath): string {
+  if (typeof p === 'string') return p;
+  const name = displayPath(p);
+  const b = Buffer.from(p);
+  if (b.toString('utf8') === name && !name.includes('\\x')) return name;
+  rawPaths.set(name, b);
+  return name;
+}
+
 function job(file: string, plan: PasswordPlan, opts: Opts, stdinBytes?: Uint8Array): ParseJob {
   return {
-    ...(file === '-' && stdinBytes ? { bytes: stdinBytes } : { file }),
+    ...(file === '-' && stdinBytes ? { bytes: stdinBytes } : { file: inputPath(file) }),
     password: plan.explicit,
     candidates: plan.candidates,
     type: opts.type,
@@ -78,7 +100,31 @@ export function fileOutcome(file: string, o: ParseOutcome): FileOutcome {
   };
 }
 
-/** Expand folders into the PDFs inside them (sorted); keep files and `-` as given. */
+/** The PDFs under a folder, by their bytes (names need not be UTF-8); links are not followed. */
+async function pdfsIn(dir: Buffer): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  const walk = async (d: Buffer): Promise<void> => {
+    let entries;
+    try {
+      entries = await fs.readdir(d, { withFileTypes: true, encoding: 'buffer' });
+    } catch (err) {
+      throw inputError(err, d);
+    }
+    for (const e of entries) {
+      const name = e.name as unknown as Buffer;
+      const full = Buffer.concat([d, d[d.length - 1] === 0x2f ? Buffer.alloc(0) : Buffer.from('/'), name]);
+      if (e.isDirectory()) await walk(full);
+      else if (e.isFile() && /\.pdf$/i.test(name.toString('latin1'))) out.push(full);
+    }
+  };
+  await walk(dir);
+  return out;
+}
+
+/**
+ * Expand folders into the PDFs inside them (sorted); keep files and `-` as given. A name that is
+ * not valid UTF-8 (on the command line or in a folder) is kept by its bytes and shown escaped.
+ */
 export async function expandInputs(inputs: string[]): Promise<string[]> {
   const out: string[] = [];
   for (const i of inputs) {
@@ -86,15 +132,14 @@ export async function expandInputs(inputs: string[]): Promise<string[]> {
       out.push(i);
       continue;
     }
-    const st = await fs.stat(i).catch(() => null);
+    const p = argPath(i);
+    const st = await fs.stat(fsPath(p)).catch(() => null);
     if (st?.isDirectory()) {
-      const entries = await fs.readdir(i, { recursive: true, withFileTypes: true });
-      const pdfs = entries
-        .filter((e) => e.isFile() && /\.pdf$/i.test(e.name))
-        .map((e) => path.join(e.parentPath ?? i, e.name))
-        .sort();
-      out.push(...pdfs);
-    } else out.push(i);
+      let dir = Buffer.from(fsPath(p));
+      while (dir.length > 1 && dir[dir.length - 1] === 0x2f) dir = dir.subarray(0, -1);
+      const names = (await pdfsIn(dir)).map(shown);
+      out.push(...names.sort());
+    } else out.push(shown(p));
   }
   return out;
 }

@@ -4,12 +4,11 @@
  * `--password`, then CAS_PDF_PASSWORD; after that, as candidates, a PAN the command was given
  * (`--pan`) and the configured `pan` (statements open with the holder's PAN).
  */
-import { promises as fs } from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { PasswordPlan } from '../core/parse-job.js';
 import { readSetting } from './config.js';
 import type { Context } from './context.js';
-import { readStdin } from './io.js';
+import { readFlagFile } from './io.js';
 
 export interface PasswordFlags {
   password?: string;
@@ -19,10 +18,9 @@ export interface PasswordFlags {
 async function readPasswordFile(file: string, stdinUsedForPdf: boolean): Promise<string> {
   if (file === '-') {
     if (stdinUsedForPdf) throw new UsageError('stdin cannot carry both the PDF (-) and its password (--password-file -)');
-    return (await readStdin(64 * 1024)).toString('utf8').replace(/\r?\n$/, '');
   }
-  // A missing file is the central handler's "no such file" (exit 8), as for every file a command reads.
-  return (await fs.readFile(file, 'utf8')).replace(/\r?\n$/, '');
+  // One bounded read (io.ts): a missing file is exit 8; a folder, a device or a FIFO that sends nothing is exit 2.
+  return (await readFlagFile(file, '--password-file', 64 * 1024)).replace(/\r?\n$/, '');
 }
 
 export async function passwordPlan(

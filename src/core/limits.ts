@@ -18,7 +18,9 @@ export interface ParseLimits {
 
 export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = {
   timeoutMs: 60_000,
-  memoryMb: 1024,
+  // 256 MB: a generated 500-page statement parses under 128 MB (JS heap and PDFium's heap each), and
+  // every genuine statement tried opens; a FlateDecode bomb stops at about 360 MB of RSS (1,024 MB let it reach 1.15 GB).
+  memoryMb: 256,
   maxPages: 1000,
   maxBytes: 50 * 1024 * 1024,
 };

@@ -5,7 +5,8 @@
  * code from the one error map (errors.ts).
  */
 import { DocumentError } from '../errors.js';
-import { openPdf, readSource } from '../pdf/open.js';
+import { openPdf } from '../pdf/open.js';
+import { readPdfFile, type InputPath } from './input.js';
 import type { EngineName } from '../pdf/engine.js';
 import type { PdfDocument } from '../pdf/model.js';
 import { detect, parseDocument, type Detection, type StatementKind } from '../parsers/index.js';
@@ -14,9 +15,9 @@ import { errorInfo, jobError, PASSWORD_HINT, type JobError } from './errors.js';
 import { parseLimits, type ParseLimits } from './limits.js';
 
 export interface ParseJob {
-  /** The PDF; or `file`, a path the job reads (within the byte limit). */
+  /** The PDF; or `file`, a path the job reads (within the byte limit; bytes for a name that is not UTF-8). */
   bytes?: Uint8Array;
-  file?: string;
+  file?: InputPath;
   /** The password to try first (none: try without one first). */
   password?: string;
   /** Further passwords to try in turn (the configured PAN). */
@@ -83,7 +84,7 @@ export async function openWithPasswords(
 export async function runParseJob(job: ParseJob): Promise<ParseOutcome> {
   try {
     const limits = parseLimits(job.limits);
-    const bytes = job.bytes ?? (job.file !== undefined ? await readSource(job.file, limits.maxBytes) : undefined);
+    const bytes = job.bytes ?? (job.file !== undefined ? await readPdfFile(job.file, limits.maxBytes) : undefined);
     if (!bytes) return { ok: false, ...jobError('UsageError', 'a parse job needs the PDF bytes or a file') };
     const doc = await openWithPasswords(bytes, { explicit: job.password, candidates: job.candidates ?? [] }, limits, job.engine);
     if (job.detectOnly) return { ok: true, data: null, warnings: [], detection: detect(doc) };

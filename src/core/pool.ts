@@ -52,6 +52,13 @@ interface Slot {
 }
 
 const MB = 1024 * 1024;
+/**
+ * The whole-process check allows each worker twice the limit (plus 64 MB of its own): its JS heap and
+ * its WebAssembly heap may each reach the limit, and the RSS keeps freed pages for a while. It is the
+ * net for a worker that cannot report (a synchronous stretch); the limit itself is measured by the
+ * worker (after a collection), by the heap limit and by the WebAssembly cap, none of which depend on load.
+ */
+const WORKER_BUDGET = 2;
 
 /** The process's resident memory less what the main thread's heap and buffers hold (uploads in a server): mostly the workers'. */
 function outsideMain(): number {
@@ -73,6 +80,8 @@ export class ParsePool {
   private closed = false;
   private watch?: NodeJS.Timeout;
   private quietUntil = 0;
+  /** Workers terminated that have not exited yet. */
+  private exiting = 0;
   /** This process's memory outside the main thread's heap and buffers, before any job: the base of the whole-process check. */
   private readonly baseRss = outsideMain();
 
@@ -154,6 +163,8 @@ export class ParsePool {
       slot.task = undefined;
       w.unref();
       t.resolve(m.outcome);
+      // A worker left holding a large WebAssembly heap (it never shrinks) is replaced, so the next job starts small.
+      if (m.recycle) this.retire(slot);
       this.pump();
     });
     w.on('error', (err: Error & { code?: string }) =>
@@ -193,12 +204,33 @@ export class ParsePool {
       return;
     }
     const now = Date.now();
-    if (now < this.quietUntil) return;
-    if (outsideMain() <= this.baseRss + 128 * MB + this.slots.length * this.limits.memoryMb * MB) return;
+    // While a stopped worker has not exited, its memory is still in the RSS: not a job's.
+    if (now < this.quietUntil || this.exiting > 0) return;
+    if (outsideMain() <= this.baseRss + 128 * MB + this.slots.length * (WORKER_BUDGET * this.limits.memoryMb + 64) * MB) return;
     const quiet = busy.filter((s) => now - s.beat > 300).sort((a, b) => a.beat - b.beat);
     const victim = quiet[0] ?? busy.sort((a, b) => b.mem - a.mem)[0];
     this.quietUntil = now + 1000;
     this.stop(victim, 'ResourceLimit', undefined, true);
+  }
+
+  /** Terminate a worker; until it has exited, its memory still counts in the process's RSS. */
+  private terminate(slot: Slot): void {
+    this.exiting++;
+    void slot.w
+      .terminate()
+      .catch(() => undefined)
+      .finally(() => {
+        this.exiting--;
+        this.quietUntil = Math.max(this.quietUntil, Date.now() + 300);
+      });
+  }
+
+  /** Replace an idle worker (its job is answered). */
+  private retire(slot: Slot): void {
+    if (slot.dead) return;
+    slot.dead = true;
+    this.slots = this.slots.filter((s) => s !== slot);
+    this.terminate(slot);
   }
 
   /** Stop a worker (or note that it stopped), answer its job, and let a new one take its place. */
@@ -206,7 +238,7 @@ export class ParsePool {
     if (slot.dead) return;
     slot.dead = true;
     this.slots = this.slots.filter((s) => s !== slot);
-    void slot.w.terminate().catch(() => undefined);
+    this.terminate(slot);
     const t = slot.task;
     slot.task = undefined;
     // A worker blocked in a synchronous stretch cannot say what it holds, so the whole-process check

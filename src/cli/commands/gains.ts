@@ -2,10 +2,10 @@
  * `cas gains FILE...`: realised capital gains of the mutual fund units in detailed registrar
  * statements (src/gains), parsed locally by the same pipeline as `cas parse` (parse-core).
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import chalk from 'chalk';
-import { outcomeExitCode, UsageError } from '../../errors.js';
+import { NotFoundError, outcomeExitCode, UsageError } from '../../errors.js';
+import { displayPath, readFlagFile } from '../io.js';
 import type { ParsedStatement } from '../../schema/index.js';
 import type { CommandInput, Handler } from '../command.js';
 import { passwordPlan } from '../passwords.js';
@@ -13,11 +13,14 @@ import type { gainsSpec } from '../definitions/gains.js';
 import { expandInputs, parseOne } from '../parse-core.js';
 import { isStatement } from '../render-statement.js';
 
+/** --scheme-types and --fmv: small files read like every named file (io.ts); a missing one is a usage error here. */
 async function readUserFile(file: string, what: string): Promise<string> {
   try {
-    return await fs.readFile(file, 'utf8');
+    return await readFlagFile(file, what);
   } catch (err) {
-    throw new UsageError(`${what} ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    if (err instanceof NotFoundError)
+      throw new UsageError(/^no such file/.test(err.message) ? `${what} ${displayPath(file)}: no such file` : err.message);
+    throw err;
   }
 }
 

@@ -1,12 +1,14 @@
 /** `cas inbound ...`: forwarding addresses, their files, and webhook signature checks. */
 import path from 'node:path';
-import { promises as fs } from 'node:fs';
 import { CasError, UsageError } from '../../errors.js';
 import type { InboundEmail } from '../../schema/index.js';
 import { clientFor } from '../client.js';
 import type { CommandInput, Handler, Result } from '../command.js';
 import type { InboundByIdSpec, inboundCreateSpec, inboundFilesSpec, inboundListSpec, verifySignatureSpec } from '../definitions/inbound.js';
-import { readStdin } from '../io.js';
+import { ensureOutDir, readFlagFile } from '../io.js';
+
+/** A webhook body to check: far larger than any delivery. */
+const BODY_LIMIT = 10 * 1024 * 1024;
 import { renderTable, writeFileAtomic } from '../output.js';
 
 const one = (e: InboundEmail): string =>
@@ -17,10 +19,10 @@ const one = (e: InboundEmail): string =>
 
 export const verifySignature: Handler<CommandInput<typeof verifySignatureSpec>> = async (ctx, opts) => {
   const { verifyWebhook } = await import('../../shared/webhook-signature.js');
-  const secret = opts.secretFile ? (await fs.readFile(opts.secretFile, 'utf8')).trim() : ctx.env.CAS_WEBHOOK_SECRET;
+  const secret = opts.secretFile ? (await readFlagFile(opts.secretFile, '--secret-file')).trim() : ctx.env.CAS_WEBHOOK_SECRET;
   if (!secret) throw new UsageError('give the webhook secret with --secret-file or CAS_WEBHOOK_SECRET');
   if (!opts.header) throw new UsageError('give the X-Cas-Signature header with --header');
-  const body = opts.bodyFile ? await fs.readFile(opts.bodyFile, 'utf8') : (await readStdin()).toString('utf8');
+  const body = await readFlagFile(opts.bodyFile ?? '-', '--body-file', BODY_LIMIT);
   const r = verifyWebhook(secret, opts.header, body, Number(opts.tolerance ?? 300));
   if (!r.ok) throw new CasError('InvalidSignature', `webhook signature invalid: ${r.reason}`, 1);
   return { notes: ['webhook signature valid'] };
@@ -80,7 +82,7 @@ export const files: Handler<CommandInput<typeof inboundFilesSpec>> = async (ctx,
   const found = await client.inboundFiles(opts.id, { since: opts.since, limit: opts.limit });
   if (opts.download) {
     const dir = path.resolve(opts.download);
-    await fs.mkdir(dir, { recursive: true });
+    await ensureOutDir(dir, '--download');
     for (const f of found) {
       try {
         await writeFileAtomic(path.join(dir, f.filename), await client.download(f.url), 0o600);

@@ -4,7 +4,6 @@
  */
 import http from 'node:http';
 import path from 'node:path';
-import { promises as fs } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { AuthError, CasError, UsageError } from '../../errors.js';
 import { clientFor } from '../client.js';
@@ -12,7 +11,7 @@ import { configStore, readSetting } from '../config.js';
 import type { CommandInput, Handler, Result } from '../command.js';
 import type { Context } from '../context.js';
 import type { inboxConnectSpec, inboxDownloadSpec, inboxListSpec } from '../definitions/inbox.js';
-import { readStdin } from '../io.js';
+import { ensureOutDir, readFlagFile } from '../io.js';
 import { emit, renderKeyValues, renderTable, writeFileAtomic } from '../output.js';
 
 function token(ctx: Context): string {
@@ -51,9 +50,7 @@ export const connect = withReconnectHint<CommandInput<typeof inboxConnectSpec>>(
   if (provider === 'imap') {
     let host = opts.host;
     let user = opts.user;
-    let password = opts.passwordFile
-      ? (opts.passwordFile === '-' ? (await readStdin(4096)).toString('utf8') : await fs.readFile(opts.passwordFile, 'utf8')).trim()
-      : undefined;
+    let password = opts.passwordFile ? (await readFlagFile(opts.passwordFile, '--password-file', 4096)).trim() : undefined;
     if ((!host || !user || !password) && ctx.interactive) {
       const { input, password: hidden } = await import('@inquirer/prompts');
       host ??= await input({ message: 'IMAP host:' }, { output: process.stderr });
@@ -134,7 +131,7 @@ export const download = withReconnectHint<CommandInput<typeof inboxDownloadSpec>
   const client = clientFor(ctx);
   const r = await search(ctx, opts);
   const dir = path.resolve(opts.outDir ?? '.');
-  await fs.mkdir(dir, { recursive: true });
+  await ensureOutDir(dir);
   const saved: string[] = [];
   for (const f of r.files) {
     const target = path.join(dir, f.filename);

@@ -1,21 +1,23 @@
 /** `cas parse` (and the engine of `cas smart`): local parsing of one file, many files or a folder. */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import chalk from 'chalk';
-import { outcomeExitCode, UsageError } from '../../errors.js';
+import { DocumentError, outcomeExitCode, UsageError } from '../../errors.js';
 import type { ParseOptions } from '../../parsers/index.js';
 import type { EngineName } from '../../pdf/engine.js';
 import type { ContractNote, ParsedStatement } from '../../schema/index.js';
 import type { CommandInput, Handler, Result } from '../command.js';
 import { passwordPlan } from '../passwords.js';
 import type { Context } from '../context.js';
-import { readStdin } from '../io.js';
+import { checkOutputFile, ensureOutDir, readStdin } from '../io.js';
 import { startProgress } from '../progress.js';
 import { toJson, writeFileAtomic } from '../output.js';
-import { readSource } from '../../pdf/open.js';
+import { readPdfFile } from '../../core/input.js';
+import { parseLimits } from '../../core/limits.js';
+import { cores } from '../../core/pool.js';
 import {
   defaultJobs,
   expandInputs,
+  inputPath,
   openWithPasswords,
   parseMany,
   parseOne,
@@ -84,6 +86,12 @@ function outputFormat(ctx: Context, flags: ParseFlags): OutputFormat {
   return f;
 }
 
+/** The most workers `--jobs` starts, per core (a larger value is lowered to this, with a warning). */
+export const JOBS_PER_CORE = 4;
+
+const stdinTooLarge = (limit: number): Error =>
+  new DocumentError('TooLarge', `stdin is larger than the limit of ${limit} bytes (CAS_PARSE_MAX_BYTES)`);
+
 export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 'smart'): Promise<Result> {
   const inputs = flags.files;
   const opts = { ...parseOpts(flags), detectOnly: Boolean(flags.detectOnly), engine: flags.engine };
@@ -95,15 +103,25 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
   if (flags.format && flags.debugLayout) throw new UsageError('--debug-layout prints the text lines: it takes no --format');
   if (format === 'html' && ctx.stdoutTty && (!ctx.opts.output || ctx.opts.output === '-'))
     throw new UsageError('--format html writes a web page, not terminal text: add -o report.html (or redirect stdout to a file)');
+  // Where the results go is checked before any work: nothing is parsed only to fail at the write.
+  if (flags.outDir) await ensureOutDir(flags.outDir, '--out-dir', false);
+  if (ctx.opts.output && ctx.opts.output !== '-') await checkOutputFile(ctx.opts.output);
   const files = await expandInputs(inputs);
   if (!files.length) throw new UsageError('no PDF files found in the given folder');
   if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be given only once');
-  const stdinBytes = files.includes('-') ? new Uint8Array(await readStdin()) : undefined;
+  // stdin holds a PDF: read within the same byte limit as a file (counted as it arrives).
+  const stdinBytes = files.includes('-') ? new Uint8Array(await readStdin(parseLimits().maxBytes, stdinTooLarge)) : undefined;
   const plan = await passwordPlan(ctx, flags, { pans: flags.pans, stdinUsedForPdf: Boolean(stdinBytes) });
   if (flags.redact && !flags.debugLayout) throw new UsageError('--redact applies to --debug-layout');
   if (flags.debugLayout) return { text: await debugLayout(ctx, files, plan, Boolean(flags.redact), stdinBytes, flags.engine) };
-  const jobs = flags.jobs ? Number(flags.jobs) : defaultJobs();
+  let jobs = flags.jobs ? Number(flags.jobs) : defaultJobs();
   if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError('--jobs takes a whole number of 1 or more');
+  // Each worker may take the memory limit: more than JOBS_PER_CORE per core only adds threads and memory.
+  const maxJobs = JOBS_PER_CORE * cores();
+  if (jobs > maxJobs) {
+    ctx.warn(`--jobs ${jobs} is more than ${JOBS_PER_CORE} per core (${cores()} cores here): using ${maxJobs}`);
+    jobs = maxJobs;
+  }
 
   let outcomes: FileOutcome[];
   // Several files on a terminal: a progress line on stderr (count, current file, elapsed); nothing on a pipe.
@@ -211,7 +229,7 @@ async function debugLayout(
   const { layoutDump, layoutText } = await import('../../pdf/debug.js');
   const parts: string[] = [];
   for (const f of files) {
-    const bytes = f === '-' && stdinBytes ? stdinBytes : await readSource(f);
+    const bytes = f === '-' && stdinBytes ? stdinBytes : await readPdfFile(inputPath(f), parseLimits().maxBytes);
     const dump = layoutDump(await openWithPasswords(bytes, plan, engine), f === '-' ? 'stdin' : f, redact);
     parts.push(ctx.opts.json ? toJson(dump, files.length === 1) : layoutText(dump));
   }
@@ -220,7 +238,7 @@ async function debugLayout(
 
 /** `--out-dir`: DIR/<input name>.json per parsed file, each written atomically; stdin is `stdin.json`. */
 async function writeEach(dir: string, ok: FileOutcome[], detectOnly: boolean): Promise<void> {
-  await fs.mkdir(dir, { recursive: true });
+  await ensureOutDir(dir);
   const used = new Set<string>();
   for (const o of ok) {
     let base = o.file === '-' ? 'stdin' : path.basename(o.file).replace(/\.pdf$/i, '');

@@ -3,13 +3,12 @@
  * scripted steps otherwise); `cas mailback`: the registrar_b mailback request.
  */
 import path from 'node:path';
-import { promises as fs } from 'node:fs';
 import { CasError, UsageError } from '../../errors.js';
 import { clientFor } from '../client.js';
 import type { CommandInput, Handler, Result } from '../command.js';
 import type { Context } from '../context.js';
 import type { fetchSpec, mailbackSpec, verifyOtpSpec } from '../definitions/retrieval.js';
-import { readStdin } from '../io.js';
+import { ensureOutDir, readFlagFile, readStdin } from '../io.js';
 import { emit, writeFileAtomic } from '../output.js';
 import type { CasClient } from '../../client/index.js';
 
@@ -18,7 +17,7 @@ type SaveFlags = { outDir?: string; parse?: boolean };
 const PAN = /^[A-Z]{5}\d{4}[A-Z]$/;
 
 async function downloadAll(ctx: Context, client: CasClient, files: { filename: string; url: string }[], outDir: string): Promise<string[]> {
-  await fs.mkdir(outDir, { recursive: true });
+  await ensureOutDir(outDir);
   const saved: string[] = [];
   for (const [i, f] of files.entries()) {
     const name = path.basename(f.filename).replace(/[^\w.-]/g, '_') || `statement-${i + 1}.pdf`;
@@ -123,10 +122,7 @@ export const mailback: Handler<CommandInput<typeof mailbackSpec>> = async (ctx, 
   const pan = opts.pan?.toUpperCase();
   if (pan && !PAN.test(pan)) throw new UsageError('--pan must look like ABCDE1234F');
   let password: string;
-  if (opts.passwordFile)
-    password = (
-      opts.passwordFile === '-' ? (await readStdin(4096)).toString('utf8') : await fs.readFile(opts.passwordFile, 'utf8')
-    ).replace(/\r?\n$/, '');
+  if (opts.passwordFile) password = (await readFlagFile(opts.passwordFile, '--password-file', 4096)).replace(/\r?\n$/, '');
   else if (!process.stdin.isTTY && ctx.opts.input !== false) password = (await readStdin(4096)).toString('utf8').replace(/\r?\n$/, '');
   else if (ctx.interactive) {
     const { password: ask } = await import('@inquirer/prompts');

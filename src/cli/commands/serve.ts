@@ -158,8 +158,8 @@ export const keysRevoke: Handler<CommandInput<typeof keysRevokeSpec>> = async (_
 export const registryImport: Handler<CommandInput<typeof registryImportSpec>> = async (_ctx, opts) =>
   withKeys(opts, async (db) => {
     const file = opts.file;
-    const { readFile } = await import('node:fs/promises');
-    const text = await readFile(file, 'utf8');
+    const { readFlagFile } = await import('../io.js');
+    const text = await readFlagFile(file, 'the registry file', 50 * 1024 * 1024);
     const format = /\.json$/i.test(file) || text.trimStart().startsWith('[') ? 'json' : 'csv';
     const { importRegistry } = await import('../../server/registry.js');
     let report;

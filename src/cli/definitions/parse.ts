@@ -75,7 +75,7 @@ const PARSE_OPTIONS = defineOptions([
   },
   { flags: '--csv <what>', description: 'write CSV instead of JSON', choices: ['holdings', 'transactions'] as const, strict: true },
   { flags: '--transactions', description: 'include transactions in table output' },
-  { flags: '-j, --jobs <n>', description: 'parallel workers for several files (default: number of cores)' },
+  { flags: '-j, --jobs <n>', description: 'parallel workers for several files (default: number of cores; at most 4 per core)' },
   { flags: '--out-dir <dir>', description: "write each file's JSON to DIR/<name>.json (atomically) instead of stdout" },
   { flags: '--debug-layout', description: 'print the text lines with their positions instead of parsing (to report a layout)' },
   { flags: '--redact', description: 'with --debug-layout: mask digits and words that are not statement labels' },
