@@ -14,8 +14,8 @@ import { DATE_TOKEN, exactSum, isNumber, parseDate, parseNumber, round } from '.
 import type { MutualFundFolio, ParsedStatement, ParseWarning, Scheme } from '../../schema/index.js';
 import { emptyStatement, noPeriod, schemeType, type ParseResult } from '../common.js';
 import { readInvestorBlock, withInvestorFields } from '../common/investor.js';
-import { lineSize, matchStackedHeader, mergeSplitRows, squash } from '../common/lines.js';
-import { INVESTOR_STOP, isAmcHeading, SCHEME_CODE } from './sections.js';
+import { lineSize, matchStackedHeader, mergeSplitRows, squash, wordsText } from '../common/lines.js';
+import { cleanSchemeName, INVESTOR_STOP, isAmcHeading, SCHEME_CODE } from './sections.js';
 
 /** A folio number, alone or with its `/NN` suffix in the same word (`91014545032/0`). */
 const FOLIO_WORD = /^\d{5,}(?:\/\d{1,3})?$/;
@@ -27,15 +27,83 @@ interface Row {
   folio: string;
   amc: string;
   isin: string | null;
-  /** Scheme cell text, one entry per line (joined as wrapped text). */
-  name: string[];
+  /** Scheme cell text, one entry per line with its baseline (joined top to bottom as wrapped text). */
+  name: { y: number; text: string }[];
   cost: number | null;
   units: number | null;
   nav: number | null;
   value: number | null;
   registrar: string | null;
-  /** The last line of the row (continuations must sit right under it). */
+  /** The row's first and last lines (name fragments must sit right above or under them). */
+  first: Line;
   last: Line;
+}
+
+/** A line of scheme-name text alone (the wrapped part of a scheme cell). */
+interface Fragment {
+  line: Line;
+  text: string;
+}
+type Item = Row | Fragment | 'barrier';
+
+const isRow = (x: Item): x is Row => typeof x === 'object' && 'folio' in x;
+/** A scheme cell's first line: the RTA code and a hyphen (`B92Z-...`). */
+const CODE_START = /^[A-Z0-9]{2,12}(?: [A-Z0-9]{1,10})?\s*-\s*\S/;
+
+/**
+ * Gives each run of name fragments to the row above it, the row below it, or splits it between
+ * them. A wrapped scheme cell prints its name over several lines and its folio and numbers on the
+ * first, the middle or the last of them, so fragments may sit above their row's numbers as well as
+ * under them. Content decides first (a fragment opening with an RTA code starts the next row's
+ * name); otherwise geometry: the run splits at its widest vertical gap (rows are further apart than
+ * the lines of one cell), a tie going to the row above. A fragment more than about two lines from
+ * the row it would join, or on another page, joins nothing.
+ */
+function placeFragments(items: readonly Item[]): void {
+  let i = 0;
+  while (i < items.length) {
+    if (isRow(items[i]) || items[i] === 'barrier') {
+      i++;
+      continue;
+    }
+    const startRun = i;
+    while (i < items.length && !isRow(items[i]) && items[i] !== 'barrier') i++;
+    const run = items.slice(startRun, i) as Fragment[];
+    const above = startRun > 0 && isRow(items[startRun - 1]) ? (items[startRun - 1] as Row) : null;
+    const below = i < items.length && isRow(items[i]) ? (items[i] as Row) : null;
+    const ys = run.map((f) => f.line.y);
+    const near = (a: Line, y: number, page: number): boolean => a.page === page && Math.abs(y - a.y) <= lineSize(a) * 2.6;
+    // How many of the run (from its top) can chain down from the row above, and (from its bottom) up to the row below.
+    let downTo = 0;
+    if (above) for (let prev = above.last; downTo < run.length && near(prev, ys[downTo], run[downTo].line.page); prev = run[downTo++].line);
+    let upFrom = run.length;
+    if (below) for (let next = below.first; upFrom > 0 && near(next, ys[upFrom - 1], run[upFrom - 1].line.page); next = run[--upFrom].line);
+    if (upFrom > downTo) {
+      // Fragments too far from both rows join neither.
+      for (let k = 0; k < downTo; k++) above?.name.push({ y: ys[k], text: run[k].text });
+      for (let k = upFrom; k < run.length; k++) below?.name.push({ y: ys[k], text: run[k].text });
+      continue;
+    }
+    let split: number;
+    const code = run.findIndex((f) => CODE_START.test(f.text));
+    if (code >= 0 && below && !below.name.some((n) => CODE_START.test(n.text)) && code >= upFrom && code <= downTo) split = code;
+    else {
+      split = -1;
+      let best = -Infinity;
+      for (let j = Math.max(upFrom, 0); j <= Math.min(downTo, run.length); j++) {
+        const before = j === 0 ? above?.last.y : ys[j - 1];
+        const after = j === run.length ? below?.first.y : ys[j];
+        const gap = before === undefined || after === undefined ? (j === 0 ? -1 : 0) : after - before;
+        if (gap >= best) {
+          best = gap;
+          split = j;
+        }
+      }
+    }
+    if (split < 0) continue;
+    for (let k = 0; k < split; k++) above?.name.push({ y: ys[k], text: run[k].text });
+    for (let k = split; k < run.length; k++) below?.name.push({ y: ys[k], text: run[k].text });
+  }
 }
 
 /** The summary table's header (one to four stacked lines): whether it has a cost column, and where scheme names start. */
@@ -111,7 +179,11 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
   let seenHeader = false;
   let amc = '';
   const rows: Row[] = [];
+  /** Rows, name fragments and barriers (header, total, AMC heading) in reading order. */
+  const items: Item[] = [];
   let row: Row | null = null;
+  /** Where the cells before the scheme cell (folio, ISIN) end, learned from rows. */
+  let prefixEnd: number | null = null;
   for (let i = inv.end; i < lines.length; i++) {
     const line = lines[i];
     const h = headerAt(lines, i);
@@ -121,16 +193,14 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
       seenHeader = true;
       i += h.lines - 1;
       row = null;
+      items.push('barrier');
       continue;
     }
     const t = squash(line);
-    if (/^(Grand\s+|Sub\s+)?Total\b/i.test(t)) {
+    if (/^(Grand\s+|Sub\s+)?Total\b/i.test(t) || isAmcHeading(t)) {
+      if (isAmcHeading(t)) amc = t;
       row = null;
-      continue;
-    }
-    if (isAmcHeading(t)) {
-      amc = t;
-      row = null;
+      items.push('barrier');
       continue;
     }
     const w = line.words;
@@ -147,41 +217,50 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
       }
       let isin: string | null = null;
       if (w[k] && ISIN_WORD.test(w[k].text)) isin = w[k++].text;
-      row = { folio, amc, isin, name: [], cost: null, units: null, nav: null, value: null, registrar: null, last: line };
+      prefixEnd = Math.max(prefixEnd ?? 0, w[k - 1].x1);
+      row = { folio, amc, isin, name: [], cost: null, units: null, nav: null, value: null, registrar: null, first: line, last: line };
       rows.push(row);
+      items.push(row);
       const end = readValues(w, k, hasCost, row);
-      if (end > k)
-        row.name.push(
-          w
-            .slice(k, end)
-            .map((x) => x.text)
-            .join(' '),
-        );
+      if (end > k) row.name.push({ y: line.y, text: wordsText(w.slice(k, end)) });
       continue;
     }
-    if (!row || !seenHeader) continue;
-    // A continuation: right under the row's last line, starting in the scheme column.
+    if (!seenHeader || !w.length) continue;
+    // Anything else must start in the scheme column: right of the folio (and ISIN) cells.
     const size = lineSize(line);
-    if (line.page !== row.last.page || line.y - row.last.y > size * 2.6) {
-      row = null;
+    const inColumn = (nameX !== null && w[0].x0 >= nameX - size * 2) || (prefixEnd !== null && w[0].x0 > prefixEnd + size * 0.5);
+    if (!inColumn && !isNumber(w[0].text)) continue;
+    // A line holding values (numbers printed on a wrapped row's last line) continues the row above it.
+    const probe: Row = { ...(row ?? rows[0] ?? ({} as Row)), cost: null, units: null, nav: null, value: null, registrar: null };
+    const end = readValues(w, 0, hasCost, probe);
+    if (end < w.length) {
+      if (!row || line.page !== row.last.page || line.y - row.last.y > size * 2.6) continue;
+      readValues(w, 0, hasCost, row);
+      if (end > 0) row.name.push({ y: line.y, text: wordsText(w.slice(0, end)) });
+      row.last = line;
       continue;
     }
-    if (nameX !== null && w[0].x0 < nameX - size * 2 && !isNumber(w[0].text)) continue;
-    const end = readValues(w, 0, hasCost, row);
-    if (end > 0)
-      row.name.push(
-        w
-          .slice(0, end)
-          .map((x) => x.text)
-          .join(' '),
-      );
-    row.last = line;
+    // A line of scheme-name text only (no folio, ISIN or numbers of its own): placed below.
+    items.push({ line, text: wordsText(w) });
   }
+  placeFragments(items);
 
   const folios: MutualFundFolio[] = [];
   const byKey = new Map<string, MutualFundFolio>();
   let missingIsin = 0;
   for (const r of rows) {
+    // A lone `#` marker some templates print after the scheme text is not part of the name.
+    let text = joinWrapped(
+      [...r.name]
+        .sort((p, q) => p.y - q.y)
+        .map(({ text: t }) => t.replace(/(^|\s)#(?=\s|$)/g, ' ').trim())
+        .filter(Boolean),
+    );
+    const code = SCHEME_CODE.exec(text);
+    if (code) text = code[2];
+    const clean = cleanSchemeName(text);
+    const name = clean.name;
+    r.registrar ??= clean.registrar;
     let current = byKey.get(`${r.amc}|${r.folio}`);
     if (!current) {
       current = {
@@ -196,15 +275,6 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
       byKey.set(`${r.amc}|${r.folio}`, current);
       folios.push(current);
     }
-    // A lone `#` marker some templates print after the scheme text is not part of the name.
-    let text = joinWrapped(r.name.map((t) => t.replace(/(^|\s)#(?=\s|$)/g, ' ').trim()).filter(Boolean));
-    const code = SCHEME_CODE.exec(text);
-    if (code) text = code[2];
-    const name = text
-      .replace(/\(\s*(?:Non[\s-]*)?Demat\s*\)/gi, ' ')
-      .replace(/\(\s*formerly[^)]*\)/gi, ' ')
-      .replace(/\s+/g, ' ')
-      .trim();
     const units = r.units ?? 0;
     const value = r.value ?? 0;
     const abs = r.cost === null ? null : round(value - r.cost, 2);
@@ -221,7 +291,7 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
       transactions: [],
       nominees: [],
       additional_info: {
-        advisor: null,
+        advisor: clean.advisor,
         rta_code: code ? code[1] : null,
         amfi: null,
         is_demat: false,
