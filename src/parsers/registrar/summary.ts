@@ -54,55 +54,64 @@ const CODE_START = /^[A-Z0-9]{2,12}(?: [A-Z0-9]{1,10})?\s*-\s*\S/;
  * Gives each run of name fragments to the row above it, the row below it, or splits it between
  * them. A wrapped scheme cell prints its name over several lines and its folio and numbers on the
  * first, the middle or the last of them, so fragments may sit above their row's numbers as well as
- * under them. Content decides first (a fragment opening with an RTA code starts the next row's
- * name); otherwise geometry: the run splits at its widest vertical gap (rows are further apart than
- * the lines of one cell), a tie going to the row above. A fragment more than about two lines from
- * the row it would join, or on another page, joins nothing.
+ * under them. Content decides first: a fragment opening with an RTA code starts the next row's name,
+ * and nothing precedes a name that opens with one. Otherwise the table's own habit, learned from the
+ * runs that have a row on one side only (after a heading, before a total): fragments only ever under
+ * a row (top-aligned cells) go to the row above; only ever over one (bottom-aligned), to the row
+ * below; both (centred cells), split so that each row has as many lines below its numbers as above.
+ * A fragment more than about two lines from the row it would join, or on another page, joins nothing.
  */
 function placeFragments(items: readonly Item[]): void {
-  let i = 0;
-  while (i < items.length) {
+  interface Run {
+    run: Fragment[];
+    above: Row | null;
+    below: Row | null;
+  }
+  const runs: Run[] = [];
+  for (let i = 0; i < items.length;) {
     if (isRow(items[i]) || items[i] === 'barrier') {
       i++;
       continue;
     }
-    const startRun = i;
+    const start = i;
     while (i < items.length && !isRow(items[i]) && items[i] !== 'barrier') i++;
-    const run = items.slice(startRun, i) as Fragment[];
-    const above = startRun > 0 && isRow(items[startRun - 1]) ? (items[startRun - 1] as Row) : null;
-    const below = i < items.length && isRow(items[i]) ? (items[i] as Row) : null;
+    runs.push({
+      run: items.slice(start, i) as Fragment[],
+      above: start > 0 && isRow(items[start - 1]) ? (items[start - 1] as Row) : null,
+      below: i < items.length && isRow(items[i]) ? (items[i] as Row) : null,
+    });
+  }
+  const near = (a: Line, b: Line): boolean => a.page === b.page && Math.abs(b.y - a.y) <= lineSize(a) * 2.6;
+  let over = false;
+  let under = false;
+  const bare = (r: Row | null): boolean => !!r && !r.name.some((n) => n.text && n.y === r.first.y);
+  for (const r of runs) {
+    if (r.below && !r.above && near(r.run[r.run.length - 1].line, r.below.first)) over = true;
+    if (r.above && !r.below && near(r.above.last, r.run[0].line)) under = true;
+    // A row with no name text beside its folio has its name above and below it (centred cells).
+    if (bare(r.above) || bare(r.below)) over = under = true;
+  }
+  /** Fragments given to a row from above it (centred cells balance them below). */
+  const overCount = new Map<Row, number>();
+  for (const { run, above, below } of runs) {
     const ys = run.map((f) => f.line.y);
-    const near = (a: Line, y: number, page: number): boolean => a.page === page && Math.abs(y - a.y) <= lineSize(a) * 2.6;
-    // How many of the run (from its top) can chain down from the row above, and (from its bottom) up to the row below.
+    // How many of the run (from its top) chain down from the row above, and (from its bottom) up to the row below.
     let downTo = 0;
-    if (above) for (let prev = above.last; downTo < run.length && near(prev, ys[downTo], run[downTo].line.page); prev = run[downTo++].line);
+    if (above) for (let prev = above.last; downTo < run.length && near(prev, run[downTo].line); prev = run[downTo++].line);
     let upFrom = run.length;
-    if (below) for (let next = below.first; upFrom > 0 && near(next, ys[upFrom - 1], run[upFrom - 1].line.page); next = run[--upFrom].line);
-    if (upFrom > downTo) {
-      // Fragments too far from both rows join neither.
-      for (let k = 0; k < downTo; k++) above?.name.push({ y: ys[k], text: run[k].text });
-      for (let k = upFrom; k < run.length; k++) below?.name.push({ y: ys[k], text: run[k].text });
-      continue;
-    }
+    if (below) for (let next = below.first; upFrom > 0 && near(run[upFrom - 1].line, next); next = run[--upFrom].line);
     let split: number;
     const code = run.findIndex((f) => CODE_START.test(f.text));
-    if (code >= 0 && below && !below.name.some((n) => CODE_START.test(n.text)) && code >= upFrom && code <= downTo) split = code;
-    else {
-      split = -1;
-      let best = -Infinity;
-      for (let j = Math.max(upFrom, 0); j <= Math.min(downTo, run.length); j++) {
-        const before = j === 0 ? above?.last.y : ys[j - 1];
-        const after = j === run.length ? below?.first.y : ys[j];
-        const gap = before === undefined || after === undefined ? (j === 0 ? -1 : 0) : after - before;
-        if (gap >= best) {
-          best = gap;
-          split = j;
-        }
-      }
-    }
-    if (split < 0) continue;
-    for (let k = 0; k < split; k++) above?.name.push({ y: ys[k], text: run[k].text });
-    for (let k = split; k < run.length; k++) below?.name.push({ y: ys[k], text: run[k].text });
+    const belowOpens = !!below && below.name.some((n) => CODE_START.test(n.text));
+    if (code >= 0) split = code;
+    else if (belowOpens || !below) split = run.length;
+    else if (!above) split = 0;
+    else if (over && under) split = Math.max(0, (overCount.get(above) ?? 0) - above.name.filter((n) => n.y > above.first.y + 0.5).length);
+    else split = over ? 0 : run.length;
+    for (let k = 0; k < Math.min(split, downTo); k++) above?.name.push({ y: ys[k], text: run[k].text });
+    const from = Math.max(split, upFrom);
+    for (let k = from; k < run.length; k++) below?.name.push({ y: ys[k], text: run[k].text });
+    if (below) overCount.set(below, run.length - from);
   }
 }
 
@@ -182,8 +191,20 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
   /** Rows, name fragments and barriers (header, total, AMC heading) in reading order. */
   const items: Item[] = [];
   let row: Row | null = null;
-  /** Where the cells before the scheme cell (folio, ISIN) end, learned from rows. */
+  /** Where the cells before the scheme cell (folio, ISIN) end, learned from every row first. */
   let prefixEnd: number | null = null;
+  const nameStarts: number[] = [];
+  for (const l of lines) {
+    const w = l.words;
+    if (!w.length || !FOLIO_WORD.test(w[0].text)) continue;
+    let k = 1;
+    if (w[1] && /^\/\s?\d*$/.test(w[1].text)) k = /\d/.test(w[1].text) ? 2 : 3;
+    if (w[k] && ISIN_WORD.test(w[k].text)) k++;
+    if (w[k - 1]) prefixEnd = Math.max(prefixEnd ?? 0, w[k - 1].x1);
+    if (w[k] && !isNumber(w[k].text) && !DATE_TOKEN.test(w[k].text)) nameStarts.push(w[k].x0);
+  }
+  /** The scheme cells' left edge, where wrapped name lines start too (from rows that print a name beside their folio). */
+  const nameLeft = nameStarts.length ? [...nameStarts].sort((p, q) => p - q)[Math.floor(nameStarts.length / 2)] : null;
   for (let i = inv.end; i < lines.length; i++) {
     const line = lines[i];
     const h = headerAt(lines, i);
@@ -217,7 +238,6 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
       }
       let isin: string | null = null;
       if (w[k] && ISIN_WORD.test(w[k].text)) isin = w[k++].text;
-      prefixEnd = Math.max(prefixEnd ?? 0, w[k - 1].x1);
       row = { folio, amc, isin, name: [], cost: null, units: null, nav: null, value: null, registrar: null, first: line, last: line };
       rows.push(row);
       items.push(row);
@@ -228,15 +248,26 @@ export function parseSummaryForm(doc: PdfDocument): ParseResult<ParsedStatement>
     if (!seenHeader || !w.length) continue;
     // Anything else must start in the scheme column: right of the folio (and ISIN) cells.
     const size = lineSize(line);
-    const inColumn = (nameX !== null && w[0].x0 >= nameX - size * 2) || (prefixEnd !== null && w[0].x0 > prefixEnd + size * 0.5);
+    const inColumn =
+      nameLeft !== null
+        ? Math.abs(w[0].x0 - nameLeft) <= size * 2
+        : (nameX !== null && w[0].x0 >= nameX - size * 2) || (prefixEnd !== null && w[0].x0 > prefixEnd + size * 0.5);
     if (!inColumn && !isNumber(w[0].text)) continue;
     // A line holding values (numbers printed on a wrapped row's last line) continues the row above it.
     const probe: Row = { ...(row ?? rows[0] ?? ({} as Row)), cost: null, units: null, nav: null, value: null, registrar: null };
     const end = readValues(w, 0, hasCost, probe);
-    if (end < w.length) {
-      if (!row || line.page !== row.last.page || line.y - row.last.y > size * 2.6) continue;
+    const hasValues = [probe.cost, probe.units, probe.nav, probe.value].some((v) => v !== null) || end === 0;
+    if (end < w.length && hasValues) {
+      // Name lines between the row and this line are the row's (the numbers close its cell).
+      const tail: Fragment[] = [];
+      for (let k = items.length - 1; k >= 0 && !isRow(items[k]) && items[k] !== 'barrier'; k--) tail.unshift(items[k] as Fragment);
+      const prev = tail.length ? tail[tail.length - 1].line : row?.last;
+      if (!row || !prev || items[items.length - 1 - tail.length] !== row || line.page !== prev.page || line.y - prev.y > size * 2.6)
+        continue;
+      items.length -= tail.length;
+      for (const f of tail) row.name.push({ y: f.line.y, text: f.text });
       readValues(w, 0, hasCost, row);
-      if (end > 0) row.name.push({ y: line.y, text: wordsText(w.slice(0, end)) });
+      row.name.push({ y: line.y, text: wordsText(w.slice(0, end)) });
       row.last = line;
       continue;
     }
