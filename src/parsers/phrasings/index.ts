@@ -1,24 +1,14 @@
 /**
  * Transaction phrasings: the one place that turns a statement's transaction wording into a SPEC
  * transaction type. Each institution's table is data (registrar.ts: registrar_a / registrar_b);
- * `classifyPhrasing` walks a table and returns the first phrasing that matches.
+ * `findPhrasing` walks a table and returns the first phrasing that matches; `classifyRegistrar` is
+ * the registrar table's type (types.ts holds the shape of an entry).
  */
 import type { TransactionType } from '../../schema/index.js';
 import { REGISTRAR_PHRASINGS } from './registrar.js';
+import type { Phrasing, UnitsDirection } from './types.js';
 
-/** Which way the row's units go: in (> 0), out (< 0), zero, none printed, or any of these. */
-export type UnitsDirection = 'in' | 'out' | 'zero' | 'none' | 'any';
-
-export interface Phrasing {
-  /** A regular expression source over the lower-cased description ('' matches every description). */
-  pattern: string;
-  units: UnitsDirection;
-  type: TransactionType;
-  /** The registrar that prints this phrasing when only one does (then it applies to its statements, or when the registrar is not known). */
-  registrar?: 'CAMS' | 'KFINTECH';
-  /** Descriptions as printed (test/phrasings.test.ts classifies each). */
-  examples: readonly string[];
-}
+export type { Phrasing, UnitsDirection };
 
 export { REGISTRAR_PHRASINGS };
 

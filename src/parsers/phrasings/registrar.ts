@@ -6,7 +6,7 @@
  * a systematic transfer before a systematic investment). `examples` are descriptions as printed;
  * test/phrasings.test.ts classifies every one of them.
  */
-import type { Phrasing } from './index.js';
+import type { Phrasing } from './types.js';
 
 /** Dividend wording: the word and a mark that it was paid or reinvested (a rate, payout, sweep ...). */
 const DIVIDEND = String.raw`(?=.*\b(?:idcw|dividend|div)\b)(?=.*(?:@|paid|payout|pay\s*out|reinvest|declared|sweep))`;
