@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openPdf } from '../src/pdf/open.js';
 import { parseRegistrar } from '../src/parsers/registrar/index.js';
-import { classifyTransaction, schemeType } from '../src/parsers/common.js';
+import { schemeType } from '../src/parsers/common.js';
+import { classifyRegistrar } from '../src/parsers/phrasings/index.js';
 import { ParsedStatement, TransactionType } from '../src/schema/index.js';
 import { buildRegistrarStatement, toExpected } from './fixtures/registrar-data.js';
 import { renderRegistrarDetailed, renderRegistrarSummary, STYLE_A, STYLE_B, type RegistrarStyle } from './fixtures/registrar-render.js';
@@ -160,7 +161,7 @@ describe('transaction classification', () => {
     expect(new Set(cases.map((c) => c[0]))).toEqual(new Set(TransactionType.options));
   });
   it.each(cases)('%s <- %s', (type, desc, units) => {
-    expect(classifyTransaction(desc, units)).toBe(type);
+    expect(classifyRegistrar(desc, units)).toBe(type);
   });
   it('scheme types', () => {
     expect(schemeType('HDFC Flexi Cap Fund - Direct Plan - Growth Option')).toBe('Equity');

@@ -12,7 +12,8 @@ import { allLines } from '../../pdf/model.js';
 import { exactSum, round } from '../../pdf/numbers.js';
 import { joinWrapped } from '../../pdf/table.js';
 import type { MutualFundFolio, ParsedStatement, ParseWarning, Scheme, Transaction } from '../../schema/index.js';
-import { classifyTransaction, dividendRate, emptyStatement, noPeriod, type ParseResult } from '../common.js';
+import { dividendRate, emptyStatement, noPeriod, type ParseResult } from '../common.js';
+import { classifyRegistrar } from '../phrasings/index.js';
 import { readInvestorBlock, withInvestorFields } from '../common/investor.js';
 import { lineSize, squash, trailingNumbers } from '../common/lines.js';
 import { parseSummaryForm } from './summary.js';
@@ -42,6 +43,8 @@ const PAGE_HEAD = /^(Consolidated\s+Account\s+Statement$|\d{1,2}-[A-Za-z]{3}-\d{
 interface SchemeDraft extends Closing {
   scheme: Scheme;
   open: number | null;
+  /** The registrar printed in the scheme's header block (its phrasings may differ). */
+  registrar?: string | null;
 }
 
 interface FolioDraft {
@@ -108,9 +111,9 @@ function finishScheme(d: SchemeDraft, folio: MutualFundFolio, warnings: ParseWar
  * as MISC transactions with their text and null amount and units, so nothing printed in a
  * scheme's history is lost; consumers that want money movements filter on amount or units.
  */
-function toTransaction(d: TxnDraft): Transaction {
+function toTransaction(d: TxnDraft, registrar: string | null): Transaction {
   const description = joinWrapped(d.desc);
-  const type = classifyTransaction(description, d.units);
+  const type = classifyRegistrar(description, d.units, registrar);
   return {
     date: d.date,
     description,
@@ -162,7 +165,7 @@ export function parseRegistrar(doc: PdfDocument): ParseResult<ParsedStatement> {
   let missingIsin = 0;
 
   const flushTxn = (): void => {
-    if (txn && scheme) scheme.scheme.transactions.push(toTransaction(txn));
+    if (txn && scheme) scheme.scheme.transactions.push(toTransaction(txn, scheme.registrar ?? folio?.folio.registrar ?? null));
     txn = null;
   };
   const closeScheme = (): void => {
@@ -247,7 +250,7 @@ export function parseRegistrar(doc: PdfDocument): ParseResult<ParsedStatement> {
           info.pankyc ??= b.kyc.pankyc;
         }
         if (!b.scheme.isin) missingIsin++;
-        scheme = { scheme: b.scheme, open: opening };
+        scheme = { scheme: b.scheme, open: opening, registrar: b.registrar };
         region = [];
         mode = 'txns';
       }

@@ -133,14 +133,12 @@ export function readSchemeBlock(block: readonly string[]): {
   }
   const codeM = SCHEME_CODE.exec(s.trim());
   const rtaCode = codeM ? codeM[1] : null;
-  let name = codeM ? codeM[2] : s.trim();
-  const isDemat = /\(\s*Demat\s*\)/i.test(name) && !/Non[\s-]*Demat/i.test(name);
-  name = name
-    .replace(/\(\s*(?:Non[\s-]*)?Demat\s*\)/gi, ' ')
-    .replace(/\(\s*formerly[^)]*\)/gi, ' ')
-    .replace(/\s+/g, ' ')
-    .replace(/[\s-]+$/, '')
-    .trim();
+  const raw = codeM ? codeM[2] : s.trim();
+  const isDemat = /\(\s*Demat\s*\)/i.test(raw) && !/Non[\s-]*Demat/i.test(raw);
+  const clean = cleanSchemeName(raw);
+  const name = clean.name;
+  registrar ??= clean.registrar;
+  advisor ??= clean.advisor;
   return {
     holders: holders.filter((h) => h.name),
     registrar,
@@ -159,6 +157,46 @@ export function readSchemeBlock(block: readonly string[]): {
       additional_info: { advisor, rta_code: rtaCode, amfi, is_demat: isDemat, open_units: null, close_units: null },
     },
   };
+}
+
+/** A registrar's name as a word of its own (or glued to the word before it). */
+const RTA_TAIL = /(?:^|\s|(?<=[a-z)]))(CAMS|KFINTECH|KFin\s*Technologies(?:\s*(?:Ltd|Limited)\.?)?|KFIN|KARVY)\s*$/i;
+/** An advisor code at the end of a name: `ARN-12345`, `INA000012345`, `EUIN E123456`. */
+const ADVISOR_TAIL = /(?:^|\s)(ARN\s*-\s*\d{1,8}|INA\d{9}|INP\d{9})\s*$/i;
+/** `(formerly ...)` / `(Formerly known as ...)`, closed, or left open at the end of the name. */
+const FORMERLY = /\(\s*formerly\b[^)]*(?:\)|$)/gi;
+
+/**
+ * A scheme name as SPEC's `scheme.name` holds it, from the text the statement prints: without
+ * `(Demat)` / `(Non-Demat)`, without the `(formerly ...)` / `(Formerly known as ...)` tail (the
+ * scheme's former name is not its name), and without a registrar word or advisor code glued to its
+ * end (returned apart, for `registrar` and `additional_info.advisor`). The detailed and the summary
+ * layouts both go through here.
+ */
+export function cleanSchemeName(text: string): { name: string; registrar: string | null; advisor: string | null } {
+  let s = text
+    .replace(/\(\s*(?:Non[\s-]*)?Demat\s*\)/gi, ' ')
+    .replace(FORMERLY, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  let registrar: string | null = null;
+  let advisor: string | null = null;
+  for (let k = 0; k < 3; k++) {
+    const r = RTA_TAIL.exec(s);
+    if (r && r.index > 0) {
+      registrar ??= /^k/i.test(r[1]) ? 'KFINTECH' : r[1].toUpperCase();
+      s = s.slice(0, r.index).trim();
+      continue;
+    }
+    const a = ADVISOR_TAIL.exec(s);
+    if (a && a.index > 0) {
+      advisor ??= a[1].replace(/\s+/g, '').toUpperCase();
+      s = s.slice(0, a.index).trim();
+      continue;
+    }
+    break;
+  }
+  return { name: s.replace(/[\s-]+$/, '').trim(), registrar, advisor };
 }
 
 /** A holder line: `Name`, or `Joint Holder 1: Name  PAN: ABCDE1234F` (label and PAN taken off). */
