@@ -30,7 +30,7 @@ import {
   transactionOf,
   type Heading,
 } from '../depository/sections.js';
-import { findHolding, finishStatement, headingKind, schemeFromFolioRow, type HoldingKind } from '../depository/shared.js';
+import { findHolding, finishStatement, headingKind, printedOpening, schemeFromFolioRow, type HoldingKind } from '../depository/shared.js';
 
 type Section = 'none' | 'summary' | 'account' | 'txns' | 'holdings' | 'mfmeta' | 'mftable' | 'nps' | 'insurance';
 interface Meta {
@@ -102,6 +102,8 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   let txnIsin: string | null = null;
   const pending = new Map<DematAccount, { isin: string; txns: Transaction[] }[]>();
   const metas: Meta[] = [];
+  /** Printed opening balances by account and ISIN. */
+  const openings = new Map<string, number>();
   let meta: Meta | undefined;
   let oldScheme: Meta | undefined;
   let nps: NpsAccount | undefined;
@@ -230,8 +232,13 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     }
   }
 
-  /** `ISIN : ...` opens an ISIN's transactions. */
-  function transactionsOf(t: string): boolean {
+  /** `ISIN : ...` opens an ISIN's transactions; its `Opening Balance` row gives the units before them. */
+  function transactionsOf(t: string, line: Line): boolean {
+    if (/^Opening Balance\b/i.test(t) && acc && txnIsin) {
+      const v = lastAmount(line);
+      if (v !== null) openings.set(`${acc.dp_id}|${acc.client_id}|${txnIsin}`, v);
+      return true;
+    }
     const isin = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\b/.exec(t);
     if (!isin) return false;
     txns.flush();
@@ -288,7 +295,7 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
       if (acc) accountDetail(acc, t);
       return i;
     },
-    txns: (i) => (acc ? tableLine(txns, lines, i, { pre: transactionsOf }) : i),
+    txns: (i, line) => (acc ? tableLine(txns, lines, i, { pre: (u) => transactionsOf(u, line) }) : i),
     holdings: (i, line) =>
       acc ? tableLine(holdings, lines, i, { pre: (u) => portfolioValue(u, line), mid: (u) => holdingKind(u, line) }) : i,
     mfmeta: (i) => tableLine(metaRows, lines, i, { rest: folioDetails }),
@@ -335,6 +342,8 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   for (const [a, list] of pending) {
     for (const { isin, txns: ts } of list) {
       const h = findHolding(a, isin);
+      const open = openings.get(`${a.dp_id}|${a.client_id}|${isin}`);
+      if (h && open !== undefined) printedOpening.set(h, open);
       if (h) h.transactions.push(...ts);
       else
         warnings.push({

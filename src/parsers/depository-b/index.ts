@@ -252,7 +252,8 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       section = 'none';
       continue;
     }
-    const k = line.words.length <= 6 ? headingKind(t) : null;
+    // A holding kind's heading (not a wrapped description line of a transaction: `... EQUITY`).
+    const k = line.words.length <= 6 && section !== 'txns' ? headingKind(t) : null;
     if (k && acc) {
       endTables();
       kind = k;

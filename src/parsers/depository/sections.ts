@@ -18,7 +18,7 @@ import type {
 } from '../../schema/index.js';
 import { lineSize, readHeader, textColumn, type Grid } from '../common/table-grid.js';
 import { FULL_ISIN, isinWord, isTableHeading, num, recordFields, text, TOTAL_ROW, type RecFields } from './read.js';
-import { dematTransaction, emptyHoldings, schemeFromFolioRow } from './shared.js';
+import { dematTransaction, emptyHoldings, rowOpening, schemeFromFolioRow } from './shared.js';
 
 export type Key = 'isin' | 'date' | 'tier' | 'policy';
 
@@ -163,7 +163,10 @@ export function transactionOf(f: RecFields, key: Line): Transaction | null {
   const date = parseDate(key.words[0]?.text);
   if (!date) return null;
   const order = (f.text.order ?? '').trim() || null;
-  return dematTransaction(date, f.text.name ?? '', order, num(f, 'credit'), num(f, 'debit'), num(f, 'balance'));
+  const t = dematTransaction(date, f.text.name ?? '', order, num(f, 'credit'), num(f, 'debit'), num(f, 'balance'));
+  const open = num(f, 'open');
+  if (open !== null) rowOpening.set(t, open);
+  return t;
 }
 
 export function npsFundOf(f: RecFields): NpsAccount['funds'][number] {
