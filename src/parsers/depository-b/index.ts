@@ -253,7 +253,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       continue;
     }
     // A holding kind's heading (not a wrapped description line of a transaction: `... EQUITY`).
-    const k = line.words.length <= 6 && section !== 'txns' ? headingKind(t) : null;
+    const k = line.words.length <= 6 && (section as Section) !== 'txns' ? headingKind(t) : null;
     if (k && acc) {
       endTables();
       kind = k;
