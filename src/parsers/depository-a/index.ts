@@ -13,7 +13,7 @@ import type { Line, PdfDocument } from '../../pdf/model.js';
 import { parseNumber } from '../../pdf/numbers.js';
 import type { DematAccount, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
 import { emptyStatement, noPeriod, type ParseResult } from '../common.js';
-import { bodyLines, findPeriod, PAN, readInvestor, squash, text } from '../depository/read.js';
+import { bodyLines, findPeriod, FULL_ISIN, PAN, readInvestor, squash, text } from '../depository/read.js';
 import {
   addNps,
   dematAccount,
@@ -93,7 +93,14 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   if (idIdx >= 0) {
     out.investor.cas_id = /^CAS ID\s*:?\s*([A-Z0-9]+)/i.exec(text(lines[idIdx]))![1];
     const inv = readInvestor(lines, idIdx);
-    Object.assign(out.investor, { name: inv.name, address: inv.address, pincode: inv.pincode, email: inv.email, mobile: inv.mobile });
+    Object.assign(out.investor, {
+      name: inv.name,
+      address: inv.address,
+      pincode: inv.pincode,
+      email: inv.email,
+      mobile: inv.mobile,
+      pan: inv.pan,
+    });
   }
 
   let section: Section = 'none';
@@ -114,6 +121,8 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     acc.holdings[kind ?? byIsinKind(f.isin)].push(holdingOf(f));
   });
   const txns = new Table('date', (f, _ls, key) => {
+    // depository_a's own table opens each ISIN's rows with the ISIN (and its security) in the first columns.
+    if (FULL_ISIN.test(f.isin)) txnIsin = f.isin;
     const t = transactionOf(f, key);
     if (!t || !acc || !txnIsin) return;
     const list = pending.get(acc)!;
@@ -359,7 +368,7 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
       `no demat account ("DP Name : ... BO ID : ...") or mutual fund folio found ${where} in this depository_a statement`,
     );
   }
-  out.investor.pan =
+  out.investor.pan ??=
     out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ??
     out.nps.flatMap((n) => n.linked_holders).find((h) => h.pan)?.pan ??
     null;

@@ -67,7 +67,14 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
   const out = emptyStatement('DEPOSITORY_B', period);
   out.investor.cas_id = /NSDL ID\s*:?\s*(\d+)/i.exec(text(lines[idIdx]))![1];
   const inv = readInvestor(lines, idIdx);
-  Object.assign(out.investor, { name: inv.name, address: inv.address, pincode: inv.pincode, email: inv.email, mobile: inv.mobile });
+  Object.assign(out.investor, {
+    name: inv.name,
+    address: inv.address,
+    pincode: inv.pincode,
+    email: inv.email,
+    mobile: inv.mobile,
+    pan: inv.pan,
+  });
 
   let section: Section = 'none';
   let acc: DematAccount | undefined;
@@ -276,7 +283,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       'UnsupportedDocument',
       `no demat account ("DP ID: ... Client ID: ...") or mutual fund folio found after the investor block (page ${lines[idIdx].page}) of this depository_b statement`,
     );
-  out.investor.pan = out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ?? null;
+  out.investor.pan ??= out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ?? null;
   finishStatement(out, warnings, declared);
   return { data: out, warnings };
 }

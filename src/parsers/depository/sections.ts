@@ -4,7 +4,7 @@
  * key (ISIN, date, tier, policy number) opens a record, lines below continue it, totals and
  * headings close it. Each reader turns a record into a schema object; pure.
  */
-import type { Line } from '../../pdf/model.js';
+import type { Line, Word } from '../../pdf/model.js';
 import { parseDate, parseNumber } from '../../pdf/numbers.js';
 import type {
   DematAccount,
@@ -61,7 +61,7 @@ export class Table {
         return Boolean(w && (FULL_ISIN.test(w.text) || w.text.length >= 6));
       }
       case 'date':
-        return parseDate(first.text) !== null && /\d{4}$/.test(first.text);
+        return dateWord(l, g) !== undefined;
       case 'tier':
         return textColumn(first, g.columns)?.role === 'tier' && /^(tier|i{1,2}|1|2)$/i.test(first.text);
       default:
@@ -147,6 +147,18 @@ export class Table {
   }
 }
 
+const isDate = (w: Word | undefined): boolean => Boolean(w && /\d{4}$/.test(w.text) && parseDate(w.text) !== null);
+
+/**
+ * The date of a transaction row: its first word, or (a table whose date column is not the first,
+ * depository_a's `ISIN | Security | Date | ...`) a date under the date column.
+ */
+export function dateWord(l: Line, g: Grid): Word | undefined {
+  if (isDate(l.words[0])) return l.words[0];
+  if (g.columns[0]?.role === 'date') return undefined;
+  return l.words.find((w) => isDate(w) && textColumn(w, g.columns)?.role === 'date');
+}
+
 export function holdingOf(f: RecFields): Holding {
   const units = num(f, 'units') ?? 0;
   return {
@@ -160,10 +172,10 @@ export function holdingOf(f: RecFields): Holding {
 }
 
 export function transactionOf(f: RecFields, key: Line): Transaction | null {
-  const date = parseDate(key.words[0]?.text);
+  const date = (isDate(key.words[0]) ? parseDate(key.words[0].text) : null) ?? parseDate((f.text.date ?? '').split(' ')[0]);
   if (!date) return null;
   const order = (f.text.order ?? '').trim() || null;
-  const t = dematTransaction(date, f.text.name ?? '', order, num(f, 'credit'), num(f, 'debit'), num(f, 'balance'));
+  const t = dematTransaction(date, f.text.desc ?? f.text.name ?? '', order, num(f, 'credit'), num(f, 'debit'), num(f, 'balance'));
   const open = num(f, 'open');
   if (open !== null) rowOpening.set(t, open);
   return t;
