@@ -28,6 +28,7 @@ import {
   Table,
   tableLine,
   transactionOf,
+  unreadSections,
   type Heading,
 } from '../depository/sections.js';
 import { findHolding, finishStatement, headingKind, printedOpening, schemeFromFolioRow, type HoldingKind } from '../depository/shared.js';
@@ -64,11 +65,18 @@ function byIsinKind(isin: string): HoldingKind {
   return 'equities';
 }
 
+/** `FIRST HOLDER : name  PAN : x`, `First Holder Name : name  PAN No. : x`, `SOLE HOLDER : name (PAN: x)`; the PAN may stand on the next line. */
+const HOLDER =
+  /^(?:FIRST|SECOND|THIRD|SOLE|SOLE\s*\/\s*FIRST)\s+HOLDER(?:'?S)?(?:\s+NAME)?\s*:?\s*(.+?)(?:\s*\(?\s*\bPAN\b(?:\s*No\.?)?\s*:?\s*([A-Z]{5}[0-9X]{4}[A-Z])\s*\)?)?$/i;
+const PAN_ALONE = /^\bPAN\b(?:\s*No\.?)?\s*:?\s*([A-Z]{5}[0-9X]{4}[A-Z])$/i;
+
 /** An account's holders and BO details. */
 function accountDetail(acc: DematAccount, t: string): void {
   let m: RegExpExecArray | null;
-  if ((m = /^(?:FIRST|SECOND|THIRD|SOLE) HOLDER\s*:\s*(.+?)\s+PAN\s*:\s*(\S+)/i.exec(t)) && PAN.test(m[2]))
-    acc.linked_holders.push({ name: m[1].trim(), pan: m[2] });
+  const last = acc.linked_holders[acc.linked_holders.length - 1];
+  if ((m = HOLDER.exec(t)) && m[1].trim())
+    acc.linked_holders.push({ name: m[1].trim(), pan: m[2] && PAN.test(m[2]) ? m[2].toUpperCase() : null });
+  else if ((m = PAN_ALONE.exec(t)) && last && !last.pan) last.pan = m[1].toUpperCase();
   else if (/^BO STATUS\s*:/i.test(t)) {
     acc.additional_info.bo_status = kv(t, 'BO STATUS');
     acc.additional_info.bo_sub_status = kv(t, 'BO SUB STATUS');
@@ -116,20 +124,28 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   let nps: NpsAccount | undefined;
   let pendingValue: number | null = null;
 
-  const holdings = new Table('isin', (f) => {
-    if (!acc || !f.isin) return;
-    acc.holdings[kind ?? byIsinKind(f.isin)].push(holdingOf(f));
-  });
-  const txns = new Table('date', (f, _ls, key) => {
-    // depository_a's own table opens each ISIN's rows with the ISIN (and its security) in the first columns.
-    if (FULL_ISIN.test(f.isin)) txnIsin = f.isin;
-    const t = transactionOf(f, key);
-    if (!t || !acc || !txnIsin) return;
-    const list = pending.get(acc)!;
-    const entry = list.find((e) => e.isin === txnIsin);
-    if (entry) entry.txns.push(t);
-    else list.push({ isin: txnIsin, txns: [t] });
-  });
+  const holdings = new Table(
+    'isin',
+    (f) => {
+      if (!acc || !f.isin) return;
+      acc.holdings[kind ?? byIsinKind(f.isin)].push(holdingOf(f));
+    },
+    'holding statement',
+  );
+  const txns = new Table(
+    'date',
+    (f, _ls, key) => {
+      // depository_a's own table opens each ISIN's rows with the ISIN (and its security) in the first columns.
+      if (FULL_ISIN.test(f.isin)) txnIsin = f.isin;
+      const t = transactionOf(f, key);
+      if (!t || !acc || !txnIsin) return;
+      const list = pending.get(acc)!;
+      const entry = list.find((e) => e.isin === txnIsin);
+      if (entry) entry.txns.push(t);
+      else list.push({ isin: txnIsin, txns: [t] });
+    },
+    'statement of transactions',
+  );
   const metaRows = new Table('isin', (f) => {
     metas.push({
       amc: f.text.amc ?? '',
@@ -150,8 +166,8 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
       folioSchemeOf({ ...f, text: { ...f.text, name: f.text.name || m?.name || '' } }),
     );
   });
-  const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)));
-  const policies = new Table('policy', (f) => out.insurance.life_insurance_policies.push(policyOf(f)));
+  const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)), 'NPS holdings');
+  const policies = new Table('policy', (f) => out.insurance.life_insurance_policies.push(policyOf(f)), 'insurance policies');
   const tables = [holdings, txns, metaRows, folioTable, npsTable, policies];
   const endTables = (): void => tables.forEach((t) => t.end());
 
@@ -347,6 +363,7 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     i = readers[section]?.(i, line, t) ?? i;
   }
   endTables();
+  unreadSections(tables, warnings);
 
   for (const [a, list] of pending) {
     for (const { isin, txns: ts } of list) {

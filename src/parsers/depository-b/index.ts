@@ -36,6 +36,7 @@ import {
   Table,
   tableLine,
   transactionOf,
+  unreadSections,
   type Heading,
 } from '../depository/sections.js';
 import { findHolding, finishStatement, headingKind, holdersFrom, type HoldingKind } from '../depository/shared.js';
@@ -89,19 +90,27 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
   const roster: { type: string; dpName: string; dpId: string; clientId: string; holders: { name: string; pan: string | null }[] }[] = [];
   let lastFolio: MutualFundFolio | undefined;
 
-  const holdings = new Table('isin', (f) => {
-    if (acc && kind && f.isin) acc.holdings[kind].push(holdingOf(f));
-  });
-  const txns = new Table('date', (f, _ls, key) => {
-    const t = transactionOf(f, key);
-    if (t && txnHolding) txnHolding.transactions.push(t);
-  });
+  const holdings = new Table(
+    'isin',
+    (f) => {
+      if (acc && kind && f.isin) acc.holdings[kind].push(holdingOf(f));
+    },
+    'holdings',
+  );
+  const txns = new Table(
+    'date',
+    (f, _ls, key) => {
+      const t = transactionOf(f, key);
+      if (t && txnHolding) txnHolding.transactions.push(t);
+    },
+    'transactions',
+  );
   const folios = new Table('isin', (f) => {
     const folioNo = (f.text.folio ?? '').replace(/\s+/g, '');
     if (!lastFolio || lastFolio.folio_number !== folioNo || lastFolio.amc !== amc) lastFolio = folioOf(out, folioNo, amc, null);
     lastFolio.schemes.push(folioSchemeOf(f));
   });
-  const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)));
+  const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)), 'National Pension System (N)');
   const policies = new Table('policy', (f) => out.insurance.life_insurance_policies.push(policyOf(f)));
   const tables = [holdings, txns, folios, npsTable, policies];
   const endTables = (): void => tables.forEach((t) => t.end());
@@ -273,6 +282,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
     i = readers[section]?.(i, line) ?? i;
   }
   endTables();
+  unreadSections(tables, warnings);
   // Accounts the summary lists that have no holdings section (nothing held): kept, with no holdings.
   for (const r of roster) {
     if (out.demat_accounts.some((a) => a.dp_id === r.dpId && a.client_id === r.clientId)) continue;

@@ -29,10 +29,22 @@ export class Table {
   private rec: { key: Line; lines: Line[] } | null = null;
   /** Lines after the last key (or before the first): they go to the record above or below. */
   private pending: Line[] = [];
+  /** Pages where rows of this section stood with no column header to read them by. */
+  readonly missed = new Set<number>();
   constructor(
     readonly key: Key,
     private readonly emit: (f: RecFields, lines: Line[], key: Line) => void,
+    /** The section's name in warnings (a table without one reports nothing). */
+    readonly section?: string,
   ) {}
+
+  /** A line that would open a record, were the columns known. */
+  private looksLikeRecord(l: Line): boolean {
+    if (this.key === 'isin') return l.words.some((w) => FULL_ISIN.test(w.text)) && l.words.some((w) => /\d[.,]\d/.test(w.text));
+    if (this.key === 'date') return isDate(l.words[0]) && l.words.some((w) => /\d/.test(w.text) && w !== l.words[0]);
+    if (this.key === 'tier') return /^tier\b/i.test(l.words[0]?.text ?? '');
+    return false;
+  }
 
   /** A header at lines[i]? Then the columns change and the index after it is returned. */
   header(lines: Line[], i: number): number | null {
@@ -75,7 +87,10 @@ export class Table {
    * A heading, a total or a foreign line closes the record.
    */
   feed(l: Line): boolean {
-    if (!this.grid) return false;
+    if (!this.grid) {
+      if (this.section && this.looksLikeRecord(l)) this.missed.add(l.page);
+      return false;
+    }
     const t = text(l);
     if (TOTAL_ROW.test(t) || /^(opening|closing) balance\b/i.test(t)) {
       this.flush();
@@ -157,6 +172,18 @@ export function dateWord(l: Line, g: Grid): Word | undefined {
   if (isDate(l.words[0])) return l.words[0];
   if (g.columns[0]?.role === 'date') return undefined;
   return l.words.find((w) => isDate(w) && textColumn(w, g.columns)?.role === 'date');
+}
+
+/** A warning per section whose rows could not be read (no column header found above them): the rest still parses. */
+export function unreadSections(tables: Table[], warnings: { code: string; message: string }[]): void {
+  for (const t of tables) {
+    if (!t.section || !t.missed.size) continue;
+    const pages = [...t.missed];
+    warnings.push({
+      code: 'SectionUnread',
+      message: `${t.section} on page${pages.length > 1 ? 's' : ''} ${pages.join(', ')}: rows found but no column header to read them by; left out`,
+    });
+  }
 }
 
 export function holdingOf(f: RecFields): Holding {
