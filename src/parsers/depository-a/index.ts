@@ -11,7 +11,15 @@
 import { DocumentError } from '../../errors.js';
 import type { Line, PdfDocument } from '../../pdf/model.js';
 import { parseNumber } from '../../pdf/numbers.js';
-import type { DematAccount, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
+import type {
+  DematAccount,
+  LinkedHolder,
+  MutualFundFolio,
+  NpsAccount,
+  ParsedStatement,
+  ParseWarning,
+  Transaction,
+} from '../../schema/index.js';
 import { emptyStatement, noPeriod, type ParseResult } from '../common.js';
 import { bodyLines, findPeriod, FULL_ISIN, PAN, readInvestor, squash, text } from '../depository/read.js';
 import {
@@ -31,7 +39,15 @@ import {
   unreadSections,
   type Heading,
 } from '../depository/sections.js';
-import { findHolding, finishStatement, headingKind, printedOpening, schemeFromFolioRow, type HoldingKind } from '../depository/shared.js';
+import {
+  findHolding,
+  finishStatement,
+  headingKind,
+  holdersFrom,
+  printedOpening,
+  schemeFromFolioRow,
+  type HoldingKind,
+} from '../depository/shared.js';
 
 type Section = 'none' | 'summary' | 'account' | 'txns' | 'holdings' | 'mfmeta' | 'mftable' | 'nps' | 'insurance';
 interface Meta {
@@ -117,6 +133,9 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   let txnIsin: string | null = null;
   const pending = new Map<DematAccount, { isin: string; txns: Transaction[] }[]>();
   const metas: Meta[] = [];
+  /** Holders per account (`dp id|client id`) from the summary, for accounts that print no holder lines. */
+  const roster = new Map<string, LinkedHolder[]>();
+  let rosterHolders: LinkedHolder[] = [];
   /** Printed opening balances by account and ISIN. */
   const openings = new Map<string, number>();
   let meta: Meta | undefined;
@@ -177,7 +196,10 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
 
   /** Section headings, wherever they are (a demat account's line and folio details aside). */
   const headings: Heading[] = [
-    [/^(Consolidated Portfolio( Valuation)?|Summary of Investments|YOUR CONSOLIDATED PORTFOLIO)$/i, () => (section = 'summary')],
+    [
+      /^(Consolidated Portfolio( Valuation)?|Summary of Investments|YOUR CONSOLIDATED PORTFOLIO|Your Demat Account and Mutual Fund Folios)$/i,
+      () => (section = 'summary'),
+    ],
     [
       /^STATEMENT OF TRANSACTIONS\b/i,
       () => {
@@ -303,10 +325,16 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   /** Each section's reader of a body line: returns the index of the last line it read. */
   const readers: Partial<Record<Section, (i: number, line: Line, t: string) => number>> = {
     summary: (i, line, t) => {
+      // The holders the accounts below are held in (`In the single name of` / `NAME (PAN : ...)`).
+      if (/^In the (single|joint) names? of/i.test(t)) rosterHolders = [];
+      else if (/\(\s*PAN\s*:/i.test(t) && !/Demat Account/i.test(t)) rosterHolders.push(...holdersFrom(t));
       if (/\b(CDSL|NSDL) Demat Account\b/i.test(t)) pendingValue = lastAmount(line);
       const ids = /DP\s*Id\s*:?\s*([A-Z0-9]{8})\s+Client\s*Id\s*:?\s*(\d{8})/i.exec(t);
+      if (ids) roster.set(`${ids[1]}|${ids[2]}`, [...rosterHolders]);
       if (ids) {
-        const v = lastAmount(line) ?? pendingValue;
+        // The value ends the ids line or the account-type line above it; the ids themselves are no value.
+        const own = { ...line, words: line.words.filter((w) => !w.text.includes(ids[1]) && !w.text.includes(ids[2])) };
+        const v = lastAmount(own) ?? pendingValue;
         if (v !== null) declared.set(`${ids[1]}|${ids[2]}`, v);
         pendingValue = null;
       }
@@ -378,6 +406,8 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
         });
     }
   }
+  for (const a of out.demat_accounts)
+    if (!a.linked_holders.length) a.linked_holders.push(...(roster.get(`${a.dp_id}|${a.client_id}`) ?? []));
   if (!out.demat_accounts.length && !out.mutual_funds.length) {
     const where = idIdx >= 0 ? `after the investor block on page ${lines[idIdx].page}` : 'anywhere (no "CAS ID" line either)';
     throw new DocumentError(

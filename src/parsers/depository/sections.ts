@@ -41,7 +41,7 @@ export class Table {
   /** A line that would open a record, were the columns known. */
   private looksLikeRecord(l: Line): boolean {
     if (this.key === 'isin') return l.words.some((w) => FULL_ISIN.test(w.text)) && l.words.some((w) => /\d[.,]\d/.test(w.text));
-    if (this.key === 'date') return isDate(l.words[0]) && l.words.some((w) => /\d/.test(w.text) && w !== l.words[0]);
+    if (this.key === 'date') return l.words.some(isDate) && l.words.some((w) => /\d[.,]\d/.test(w.text));
     if (this.key === 'tier') return /^tier\b/i.test(l.words[0]?.text ?? '');
     return false;
   }
