@@ -49,11 +49,12 @@ const ROLES: [string, boolean, RegExp][] = [
   ['units', true, /^(a\) )?current bal/],
   ['other', true, /frozen|pledge|free bal|lock|lent|safekeep|earmark|pending|transit|demat|remat|confirmed/],
   ['units', true, /closing bal\w*\s*\(?units|^units$|no\.? of units|no\.? of shares|quantity|no\.? of bonds|current bal/],
-  ['open', true, /opening bal/],
-  ['balance', true, /^balance$|closing bal/],
-  ['credit', true, /^credit$/],
-  ['debit', true, /^debit$/],
-  ['date', false, /^date$|transaction date/],
+  ['stamp', true, /stamp duty/],
+  ['open', true, /opening bal|^op\.? bal/],
+  ['balance', true, /^balance$|closing bal|^cl\.? bal/],
+  ['credit', true, /^credit( ?cr\.?)?$/],
+  ['debit', true, /^debit( ?dr\.?)?$/],
+  ['date', false, /^date$|transaction date|^txn date$/],
   ['order', false, /order/],
   ['face', true, /^face value/],
   ['nav', true, /\bnav\b/],
@@ -73,7 +74,8 @@ const ROLES: [string, boolean, RegExp][] = [
   ['rta', false, /^rta$|registrar/],
   ['acctype', false, /account type/],
   ['details', false, /account details/],
-  ['name', false, /security|company|description|scheme|name|particulars/],
+  ['desc', false, /particulars|^description$|^transaction description$/],
+  ['name', false, /security|company|description|scheme|name/],
 ];
 
 /** Every word a header of these statements is made of (lower case, letters and digits only). */
@@ -83,7 +85,7 @@ const VOCAB = new Set(
   credit debit order transaction particulars scheme folio average cost per total unrealised profitloss profit loss
   annualised return valuation invested cumulative amount tier pension fund manager policy insurer plan life assured
   status frequency sum premium amc rta account type details isins schemes rs inr locked lent pending demat remat transit
-  confirmed pledged earmarked safekeep lockin a b c d e f`
+  confirmed pledged earmarked safekeep lockin op cl txn stamp duty cr dr a b c d e f`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -96,7 +98,7 @@ const LABELS: string[][] =
   |Market Price / Face Value|Market Price|Rate|Value in|Market Value|Stock Symbol|Company Name|Face Value|No. of Shares|Quantity|No. of Units|NAV
   |ISIN Description|Security Description|Coupon Rate|Maturity Date|No. of Bonds|Folio No.|Average Cost Per Units|Total Cost|Current NAV per unit
   |Current Value|Unrealised Profit/(Loss)|Annualised Return(%)|Cumulative Amount Invested (in INR)|Date|Transaction Particulars|Description|Particulars|Order No|Credit|Debit
-  |Closing Balance|Opening Balance|Scheme Name|Closing Bal (Units)|Closing Balance Units|Units|Cumulative Amount Invested|Invested Value
+  |Closing Balance|Opening Balance|Op. Bal|Cl. Bal|Transaction Date|Txn Date|Transaction Description|Stamp Duty|Credit Cr|Debit Dr|Scheme Name|Closing Bal (Units)|Closing Balance Units|Units|Cumulative Amount Invested|Invested Value
   |Valuation|Tier|Pension Fund Manager|Fund Manager|Scheme|Policy No.|Insurer|Plan Name|Life Assured|Status|Frequency|Sum Assured|Premium
   |AMC Name|RTA|Account Type|Account Details|No. of ISINs / Schemes|Value Rs|Value INR`
     .split('|')

@@ -11,9 +11,17 @@
 import { DocumentError } from '../../errors.js';
 import type { Line, PdfDocument } from '../../pdf/model.js';
 import { parseNumber } from '../../pdf/numbers.js';
-import type { DematAccount, MutualFundFolio, NpsAccount, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
+import type {
+  DematAccount,
+  LinkedHolder,
+  MutualFundFolio,
+  NpsAccount,
+  ParsedStatement,
+  ParseWarning,
+  Transaction,
+} from '../../schema/index.js';
 import { emptyStatement, noPeriod, type ParseResult } from '../common.js';
-import { bodyLines, findPeriod, PAN, readInvestor, squash, text } from '../depository/read.js';
+import { bodyLines, findPeriod, FULL_ISIN, PAN, readInvestor, squash, text } from '../depository/read.js';
 import {
   addNps,
   dematAccount,
@@ -28,9 +36,18 @@ import {
   Table,
   tableLine,
   transactionOf,
+  unreadSections,
   type Heading,
 } from '../depository/sections.js';
-import { findHolding, finishStatement, headingKind, schemeFromFolioRow, type HoldingKind } from '../depository/shared.js';
+import {
+  findHolding,
+  finishStatement,
+  headingKind,
+  holdersFrom,
+  printedOpening,
+  schemeFromFolioRow,
+  type HoldingKind,
+} from '../depository/shared.js';
 
 type Section = 'none' | 'summary' | 'account' | 'txns' | 'holdings' | 'mfmeta' | 'mftable' | 'nps' | 'insurance';
 interface Meta {
@@ -64,11 +81,18 @@ function byIsinKind(isin: string): HoldingKind {
   return 'equities';
 }
 
+/** `FIRST HOLDER : name  PAN : x`, `First Holder Name : name  PAN No. : x`, `SOLE HOLDER : name (PAN: x)`; the PAN may stand on the next line. */
+const HOLDER =
+  /^(?:FIRST|SECOND|THIRD|SOLE|SOLE\s*\/\s*FIRST)\s+HOLDER(?:'?S)?(?:\s+NAME)?\s*:?\s*(.+?)(?:\s*\(?\s*\bPAN\b(?:\s*No\.?)?\s*:?\s*([A-Z]{5}[0-9X]{4}[A-Z])\s*\)?)?$/i;
+const PAN_ALONE = /^\bPAN\b(?:\s*No\.?)?\s*:?\s*([A-Z]{5}[0-9X]{4}[A-Z])$/i;
+
 /** An account's holders and BO details. */
 function accountDetail(acc: DematAccount, t: string): void {
   let m: RegExpExecArray | null;
-  if ((m = /^(?:FIRST|SECOND|THIRD|SOLE) HOLDER\s*:\s*(.+?)\s+PAN\s*:\s*(\S+)/i.exec(t)) && PAN.test(m[2]))
-    acc.linked_holders.push({ name: m[1].trim(), pan: m[2] });
+  const last = acc.linked_holders[acc.linked_holders.length - 1];
+  if ((m = HOLDER.exec(t)) && m[1].trim())
+    acc.linked_holders.push({ name: m[1].trim(), pan: m[2] && PAN.test(m[2]) ? m[2].toUpperCase() : null });
+  else if ((m = PAN_ALONE.exec(t)) && last && !last.pan) last.pan = m[1].toUpperCase();
   else if (/^BO STATUS\s*:/i.test(t)) {
     acc.additional_info.bo_status = kv(t, 'BO STATUS');
     acc.additional_info.bo_sub_status = kv(t, 'BO SUB STATUS');
@@ -93,7 +117,14 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   if (idIdx >= 0) {
     out.investor.cas_id = /^CAS ID\s*:?\s*([A-Z0-9]+)/i.exec(text(lines[idIdx]))![1];
     const inv = readInvestor(lines, idIdx);
-    Object.assign(out.investor, { name: inv.name, address: inv.address, pincode: inv.pincode, email: inv.email, mobile: inv.mobile });
+    Object.assign(out.investor, {
+      name: inv.name,
+      address: inv.address,
+      pincode: inv.pincode,
+      email: inv.email,
+      mobile: inv.mobile,
+      pan: inv.pan,
+    });
   }
 
   let section: Section = 'none';
@@ -102,23 +133,38 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   let txnIsin: string | null = null;
   const pending = new Map<DematAccount, { isin: string; txns: Transaction[] }[]>();
   const metas: Meta[] = [];
+  /** Holders per account (`dp id|client id`) from the summary, for accounts that print no holder lines. */
+  const roster = new Map<string, LinkedHolder[]>();
+  let rosterHolders: LinkedHolder[] = [];
+  /** Printed opening balances by account and ISIN. */
+  const openings = new Map<string, number>();
   let meta: Meta | undefined;
   let oldScheme: Meta | undefined;
   let nps: NpsAccount | undefined;
   let pendingValue: number | null = null;
 
-  const holdings = new Table('isin', (f) => {
-    if (!acc || !f.isin) return;
-    acc.holdings[kind ?? byIsinKind(f.isin)].push(holdingOf(f));
-  });
-  const txns = new Table('date', (f, _ls, key) => {
-    const t = transactionOf(f, key);
-    if (!t || !acc || !txnIsin) return;
-    const list = pending.get(acc)!;
-    const entry = list.find((e) => e.isin === txnIsin);
-    if (entry) entry.txns.push(t);
-    else list.push({ isin: txnIsin, txns: [t] });
-  });
+  const holdings = new Table(
+    'isin',
+    (f) => {
+      if (!acc || !f.isin) return;
+      acc.holdings[kind ?? byIsinKind(f.isin)].push(holdingOf(f));
+    },
+    'holding statement',
+  );
+  const txns = new Table(
+    'date',
+    (f, _ls, key) => {
+      // depository_a's own table opens each ISIN's rows with the ISIN (and its security) in the first columns.
+      if (FULL_ISIN.test(f.isin)) txnIsin = f.isin;
+      const t = transactionOf(f, key);
+      if (!t || !acc || !txnIsin) return;
+      const list = pending.get(acc)!;
+      const entry = list.find((e) => e.isin === txnIsin);
+      if (entry) entry.txns.push(t);
+      else list.push({ isin: txnIsin, txns: [t] });
+    },
+    'statement of transactions',
+  );
   const metaRows = new Table('isin', (f) => {
     metas.push({
       amc: f.text.amc ?? '',
@@ -139,8 +185,8 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
       folioSchemeOf({ ...f, text: { ...f.text, name: f.text.name || m?.name || '' } }),
     );
   });
-  const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)));
-  const policies = new Table('policy', (f) => out.insurance.life_insurance_policies.push(policyOf(f)));
+  const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)), 'NPS holdings');
+  const policies = new Table('policy', (f) => out.insurance.life_insurance_policies.push(policyOf(f)), 'insurance policies');
   const tables = [holdings, txns, metaRows, folioTable, npsTable, policies];
   const endTables = (): void => tables.forEach((t) => t.end());
 
@@ -150,7 +196,10 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
 
   /** Section headings, wherever they are (a demat account's line and folio details aside). */
   const headings: Heading[] = [
-    [/^(Consolidated Portfolio( Valuation)?|Summary of Investments|YOUR CONSOLIDATED PORTFOLIO)$/i, () => (section = 'summary')],
+    [
+      /^(Consolidated Portfolio( Valuation)?|Summary of Investments|YOUR CONSOLIDATED PORTFOLIO|Your Demat Account and Mutual Fund Folios)$/i,
+      () => (section = 'summary'),
+    ],
     [
       /^STATEMENT OF TRANSACTIONS\b/i,
       () => {
@@ -230,8 +279,13 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     }
   }
 
-  /** `ISIN : ...` opens an ISIN's transactions. */
-  function transactionsOf(t: string): boolean {
+  /** `ISIN : ...` opens an ISIN's transactions; its `Opening Balance` row gives the units before them. */
+  function transactionsOf(t: string, line: Line): boolean {
+    if (/^Opening Balance\b/i.test(t) && acc && txnIsin) {
+      const v = lastAmount(line);
+      if (v !== null) openings.set(`${acc.dp_id}|${acc.client_id}|${txnIsin}`, v);
+      return true;
+    }
     const isin = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\b/.exec(t);
     if (!isin) return false;
     txns.flush();
@@ -271,10 +325,16 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   /** Each section's reader of a body line: returns the index of the last line it read. */
   const readers: Partial<Record<Section, (i: number, line: Line, t: string) => number>> = {
     summary: (i, line, t) => {
+      // The holders the accounts below are held in (`In the single name of` / `NAME (PAN : ...)`).
+      if (/^In the (single|joint) names? of/i.test(t)) rosterHolders = [];
+      else if (/\(\s*PAN\s*:/i.test(t) && !/Demat Account/i.test(t)) rosterHolders.push(...holdersFrom(t));
       if (/\b(CDSL|NSDL) Demat Account\b/i.test(t)) pendingValue = lastAmount(line);
       const ids = /DP\s*Id\s*:?\s*([A-Z0-9]{8})\s+Client\s*Id\s*:?\s*(\d{8})/i.exec(t);
+      if (ids) roster.set(`${ids[1]}|${ids[2]}`, [...rosterHolders]);
       if (ids) {
-        const v = lastAmount(line) ?? pendingValue;
+        // The value ends the ids line or the account-type line above it; the ids themselves are no value.
+        const own = { ...line, words: line.words.filter((w) => !w.text.includes(ids[1]) && !w.text.includes(ids[2])) };
+        const v = lastAmount(own) ?? pendingValue;
         if (v !== null) declared.set(`${ids[1]}|${ids[2]}`, v);
         pendingValue = null;
       }
@@ -288,7 +348,7 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
       if (acc) accountDetail(acc, t);
       return i;
     },
-    txns: (i) => (acc ? tableLine(txns, lines, i, { pre: transactionsOf }) : i),
+    txns: (i, line) => (acc ? tableLine(txns, lines, i, { pre: (u) => transactionsOf(u, line) }) : i),
     holdings: (i, line) =>
       acc ? tableLine(holdings, lines, i, { pre: (u) => portfolioValue(u, line), mid: (u) => holdingKind(u, line) }) : i,
     mfmeta: (i) => tableLine(metaRows, lines, i, { rest: folioDetails }),
@@ -331,10 +391,13 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     i = readers[section]?.(i, line, t) ?? i;
   }
   endTables();
+  unreadSections(tables, warnings);
 
   for (const [a, list] of pending) {
     for (const { isin, txns: ts } of list) {
       const h = findHolding(a, isin);
+      const open = openings.get(`${a.dp_id}|${a.client_id}|${isin}`);
+      if (h && open !== undefined) printedOpening.set(h, open);
       if (h) h.transactions.push(...ts);
       else
         warnings.push({
@@ -343,6 +406,8 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
         });
     }
   }
+  for (const a of out.demat_accounts)
+    if (!a.linked_holders.length) a.linked_holders.push(...(roster.get(`${a.dp_id}|${a.client_id}`) ?? []));
   if (!out.demat_accounts.length && !out.mutual_funds.length) {
     const where = idIdx >= 0 ? `after the investor block on page ${lines[idIdx].page}` : 'anywhere (no "CAS ID" line either)';
     throw new DocumentError(
@@ -350,7 +415,7 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
       `no demat account ("DP Name : ... BO ID : ...") or mutual fund folio found ${where} in this depository_a statement`,
     );
   }
-  out.investor.pan =
+  out.investor.pan ??=
     out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ??
     out.nps.flatMap((n) => n.linked_holders).find((h) => h.pan)?.pan ??
     null;

@@ -36,6 +36,7 @@ import {
   Table,
   tableLine,
   transactionOf,
+  unreadSections,
   type Heading,
 } from '../depository/sections.js';
 import { findHolding, finishStatement, headingKind, holdersFrom, type HoldingKind } from '../depository/shared.js';
@@ -67,7 +68,14 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
   const out = emptyStatement('DEPOSITORY_B', period);
   out.investor.cas_id = /NSDL ID\s*:?\s*(\d+)/i.exec(text(lines[idIdx]))![1];
   const inv = readInvestor(lines, idIdx);
-  Object.assign(out.investor, { name: inv.name, address: inv.address, pincode: inv.pincode, email: inv.email, mobile: inv.mobile });
+  Object.assign(out.investor, {
+    name: inv.name,
+    address: inv.address,
+    pincode: inv.pincode,
+    email: inv.email,
+    mobile: inv.mobile,
+    pan: inv.pan,
+  });
 
   let section: Section = 'none';
   let acc: DematAccount | undefined;
@@ -82,19 +90,27 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
   const roster: { type: string; dpName: string; dpId: string; clientId: string; holders: { name: string; pan: string | null }[] }[] = [];
   let lastFolio: MutualFundFolio | undefined;
 
-  const holdings = new Table('isin', (f) => {
-    if (acc && kind && f.isin) acc.holdings[kind].push(holdingOf(f));
-  });
-  const txns = new Table('date', (f, _ls, key) => {
-    const t = transactionOf(f, key);
-    if (t && txnHolding) txnHolding.transactions.push(t);
-  });
+  const holdings = new Table(
+    'isin',
+    (f) => {
+      if (acc && kind && f.isin) acc.holdings[kind].push(holdingOf(f));
+    },
+    'holdings',
+  );
+  const txns = new Table(
+    'date',
+    (f, _ls, key) => {
+      const t = transactionOf(f, key);
+      if (t && txnHolding) txnHolding.transactions.push(t);
+    },
+    'transactions',
+  );
   const folios = new Table('isin', (f) => {
     const folioNo = (f.text.folio ?? '').replace(/\s+/g, '');
     if (!lastFolio || lastFolio.folio_number !== folioNo || lastFolio.amc !== amc) lastFolio = folioOf(out, folioNo, amc, null);
     lastFolio.schemes.push(folioSchemeOf(f));
   });
-  const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)));
+  const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)), 'National Pension System (N)');
   const policies = new Table('policy', (f) => out.insurance.life_insurance_policies.push(policyOf(f)));
   const tables = [holdings, txns, folios, npsTable, policies];
   const endTables = (): void => tables.forEach((t) => t.end());
@@ -252,7 +268,8 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       section = 'none';
       continue;
     }
-    const k = line.words.length <= 6 ? headingKind(t) : null;
+    // A holding kind's heading (not a wrapped description line of a transaction: `... EQUITY`).
+    const k = line.words.length <= 6 && (section as Section) !== 'txns' ? headingKind(t) : null;
     if (k && acc) {
       endTables();
       kind = k;
@@ -265,6 +282,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
     i = readers[section]?.(i, line) ?? i;
   }
   endTables();
+  unreadSections(tables, warnings);
   // Accounts the summary lists that have no holdings section (nothing held): kept, with no holdings.
   for (const r of roster) {
     if (out.demat_accounts.some((a) => a.dp_id === r.dpId && a.client_id === r.clientId)) continue;
@@ -275,7 +293,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       'UnsupportedDocument',
       `no demat account ("DP ID: ... Client ID: ...") or mutual fund folio found after the investor block (page ${lines[idIdx].page}) of this depository_b statement`,
     );
-  out.investor.pan = out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ?? null;
+  out.investor.pan ??= out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ?? null;
   finishStatement(out, warnings, declared);
   return { data: out, warnings };
 }

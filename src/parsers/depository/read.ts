@@ -57,8 +57,12 @@ export interface InvestorBlock {
   pincode: string | null;
   email: string | null;
   mobile: string | null;
+  /** A PAN printed inside the block (`PAN : ...`), when there is one. */
+  pan: string | null;
 }
 
+const EMAIL_IN = /\bE-?mail(?:\s*Id)?\s*:?\s*([^\s@]+@\S+)/i;
+const MOBILE_IN = /\bMobile(?:\s*No\.?)?\s*:?\s*(\+?\d[\d ]{7,}\d)/i;
 const PIN_LINE = /^(?:PIN\s*CODE|PINCODE|PIN)\s*[:-]?\s*(\d{6})$/i;
 
 /**
@@ -67,7 +71,7 @@ const PIN_LINE = /^(?:PIN\s*CODE|PINCODE|PIN)\s*[:-]?\s*(\d{6})$/i;
  * is not the block's (a heading further right). Only the left part of each line is read.
  */
 export function readInvestor(lines: Line[], idIdx: number): InvestorBlock {
-  const out: InvestorBlock = { name: '', address: null, pincode: null, email: null, mobile: null };
+  const out: InvestorBlock = { name: '', address: null, pincode: null, email: null, mobile: null, pan: null };
   const addr: string[] = [];
   // The block's left edge: the id line's, or (when the id is printed at the right) the next line's.
   let x0 = lines[idIdx].words[0]?.x0 ?? 0;
@@ -82,11 +86,24 @@ export function readInvestor(lines: Line[], idIdx: number): InvestorBlock {
     if (/for the (period|month)|^statement for|consolidated|summary|portfolio|your demat/i.test(t)) break;
     prev = l;
     let m: RegExpExecArray | null;
+    // Email and mobile on their own lines or side by side on one; a PAN line; the pincode line.
+    const email = EMAIL_IN.exec(t);
+    const mobile = MOBILE_IN.exec(t);
     if ((m = PIN_LINE.exec(t))) out.pincode = m[1];
-    else if ((m = /^E-?mail(?:\s*Id)?\s*:?\s*(\S+@\S+)$/i.exec(t))) out.email = m[1].toLowerCase();
-    else if ((m = /^Mobile(?:\s*No\.?)?\s*:?\s*(\+?[\d ]{8,})$/i.exec(t))) out.mobile = m[1].replace(/\s/g, '');
+    else if ((email && /^E-?mail/i.test(t)) || (mobile && /^Mobile/i.test(t))) {
+      if (email) out.email = email[1].toLowerCase();
+      if (mobile) out.mobile = mobile[1].replace(/\s/g, '');
+    } else if ((m = /^PAN\s*(?:No\.?)?\s*:?\s*([A-Z]{5}[0-9X]{4}[A-Z])$/i.exec(t))) out.pan = m[1].toUpperCase();
     else if (!out.name) out.name = t;
-    else if (!out.pincode && !out.email) addr.push(t);
+    else if (!out.pincode && !out.email && !out.mobile && !out.pan) addr.push(t);
+  }
+  // No pincode line: the pincode ends the last address line (`PUNE - 411001`).
+  const last = addr.length > 1 ? addr[addr.length - 1] : '';
+  const inline = out.pincode ? null : /^(.*?)[\s,-]+(\d{6})$/.exec(last);
+  if (inline) {
+    out.pincode = inline[2];
+    if (inline[1].trim()) addr[addr.length - 1] = inline[1].trim();
+    else addr.pop();
   }
   out.address = addr.join(', ') || null;
   return out;

@@ -4,7 +4,7 @@
  * key (ISIN, date, tier, policy number) opens a record, lines below continue it, totals and
  * headings close it. Each reader turns a record into a schema object; pure.
  */
-import type { Line } from '../../pdf/model.js';
+import type { Line, Word } from '../../pdf/model.js';
 import { parseDate, parseNumber } from '../../pdf/numbers.js';
 import type {
   DematAccount,
@@ -18,7 +18,7 @@ import type {
 } from '../../schema/index.js';
 import { lineSize, readHeader, textColumn, type Grid } from '../common/table-grid.js';
 import { FULL_ISIN, isinWord, isTableHeading, num, recordFields, text, TOTAL_ROW, type RecFields } from './read.js';
-import { dematTransaction, emptyHoldings, schemeFromFolioRow } from './shared.js';
+import { dematTransaction, emptyHoldings, rowOpening, schemeFromFolioRow } from './shared.js';
 
 export type Key = 'isin' | 'date' | 'tier' | 'policy';
 
@@ -29,10 +29,22 @@ export class Table {
   private rec: { key: Line; lines: Line[] } | null = null;
   /** Lines after the last key (or before the first): they go to the record above or below. */
   private pending: Line[] = [];
+  /** Pages where rows of this section stood with no column header to read them by. */
+  readonly missed = new Set<number>();
   constructor(
     readonly key: Key,
     private readonly emit: (f: RecFields, lines: Line[], key: Line) => void,
+    /** The section's name in warnings (a table without one reports nothing). */
+    readonly section?: string,
   ) {}
+
+  /** A line that would open a record, were the columns known. */
+  private looksLikeRecord(l: Line): boolean {
+    if (this.key === 'isin') return l.words.some((w) => FULL_ISIN.test(w.text)) && l.words.some((w) => /\d[.,]\d/.test(w.text));
+    if (this.key === 'date') return l.words.some(isDate) && l.words.some((w) => /\d[.,]\d/.test(w.text));
+    if (this.key === 'tier') return /^tier\b/i.test(l.words[0]?.text ?? '');
+    return false;
+  }
 
   /** A header at lines[i]? Then the columns change and the index after it is returned. */
   header(lines: Line[], i: number): number | null {
@@ -61,7 +73,7 @@ export class Table {
         return Boolean(w && (FULL_ISIN.test(w.text) || w.text.length >= 6));
       }
       case 'date':
-        return parseDate(first.text) !== null && /\d{4}$/.test(first.text);
+        return dateWord(l, g) !== undefined;
       case 'tier':
         return textColumn(first, g.columns)?.role === 'tier' && /^(tier|i{1,2}|1|2)$/i.test(first.text);
       default:
@@ -75,7 +87,10 @@ export class Table {
    * A heading, a total or a foreign line closes the record.
    */
   feed(l: Line): boolean {
-    if (!this.grid) return false;
+    if (!this.grid) {
+      if (this.section && this.looksLikeRecord(l)) this.missed.add(l.page);
+      return false;
+    }
     const t = text(l);
     if (TOTAL_ROW.test(t) || /^(opening|closing) balance\b/i.test(t)) {
       this.flush();
@@ -147,6 +162,30 @@ export class Table {
   }
 }
 
+const isDate = (w: Word | undefined): boolean => Boolean(w && /\d{4}$/.test(w.text) && parseDate(w.text) !== null);
+
+/**
+ * The date of a transaction row: its first word, or (a table whose date column is not the first,
+ * depository_a's `ISIN | Security | Date | ...`) a date under the date column.
+ */
+export function dateWord(l: Line, g: Grid): Word | undefined {
+  if (isDate(l.words[0])) return l.words[0];
+  if (g.columns[0]?.role === 'date') return undefined;
+  return l.words.find((w) => isDate(w) && textColumn(w, g.columns)?.role === 'date');
+}
+
+/** A warning per section whose rows could not be read (no column header found above them): the rest still parses. */
+export function unreadSections(tables: Table[], warnings: { code: string; message: string }[]): void {
+  for (const t of tables) {
+    if (!t.section || !t.missed.size) continue;
+    const pages = [...t.missed];
+    warnings.push({
+      code: 'SectionUnread',
+      message: `${t.section} on page${pages.length > 1 ? 's' : ''} ${pages.join(', ')}: rows found but no column header to read them by; left out`,
+    });
+  }
+}
+
 export function holdingOf(f: RecFields): Holding {
   const units = num(f, 'units') ?? 0;
   return {
@@ -160,10 +199,13 @@ export function holdingOf(f: RecFields): Holding {
 }
 
 export function transactionOf(f: RecFields, key: Line): Transaction | null {
-  const date = parseDate(key.words[0]?.text);
+  const date = (isDate(key.words[0]) ? parseDate(key.words[0].text) : null) ?? parseDate((f.text.date ?? '').split(' ')[0]);
   if (!date) return null;
   const order = (f.text.order ?? '').trim() || null;
-  return dematTransaction(date, f.text.name ?? '', order, num(f, 'credit'), num(f, 'debit'), num(f, 'balance'));
+  const t = dematTransaction(date, f.text.desc ?? f.text.name ?? '', order, num(f, 'credit'), num(f, 'debit'), num(f, 'balance'));
+  const open = num(f, 'open');
+  if (open !== null) rowOpening.set(t, open);
+  return t;
 }
 
 export function npsFundOf(f: RecFields): NpsAccount['funds'][number] {

@@ -2,6 +2,7 @@
 import { exactSum, round } from '../../pdf/numbers.js';
 import type { DematAccount, Holding, Holdings, MutualFundFolio, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
 import { schemeType } from '../common.js';
+import { depositoryTransactionType } from '../phrasings/depository.js';
 
 export type HoldingKind = keyof Holdings;
 /** A header label spec (used by the contract-note parser's fixed layouts). */
@@ -26,7 +27,7 @@ export function headingKind(t: string): HoldingKind | null {
   return null;
 }
 
-/** Demat transactions: credits raise and debits lower the balance (type PURCHASE / REDEMPTION). */
+/** Demat transactions: credits raise and debits lower the balance; the type from the depository's wording. */
 export function dematTransaction(
   date: string,
   description: string,
@@ -39,7 +40,7 @@ export function dematTransaction(
   return {
     date,
     description,
-    type: units >= 0 ? 'PURCHASE' : 'REDEMPTION',
+    type: depositoryTransactionType(description, units),
     amount: null,
     units,
     nav: null,
@@ -57,14 +58,44 @@ export function dematTransaction(
   };
 }
 
-/** After transactions are attached: opening units = closing units - movement. */
-export function settleHolding(h: Holding): void {
+/** Units printed at the head of a holding's transactions (an `Opening Balance` row or column). */
+export const printedOpening = new WeakMap<Holding, number>();
+/** The opening balance printed on a transaction's own row (depository_b's `Opening Balance` column). */
+export const rowOpening = new WeakMap<Transaction, number>();
+
+const UNIT_TOLERANCE = 0.0015;
+const near = (a: number, b: number): boolean => Math.abs(a - b) <= UNIT_TOLERANCE;
+
+/**
+ * After transactions are attached: opening and closing units, and the self-check closing =
+ * opening + credits - debits, row by row against the printed balances and at the end against the
+ * holding statement. The opening is the printed one when there is one, else closing - movement.
+ */
+export function settleHolding(h: Holding, where: string, warnings: ParseWarning[]): void {
   if (!h.transactions.length) return;
   const moved = exactSum(
     h.transactions.map((t) => t.units ?? 0),
     3,
   );
-  h.additional_info.open_units = round(h.units - moved, 3);
+  const first = h.transactions[0];
+  const printed = printedOpening.get(h) ?? rowOpening.get(first) ?? null;
+  const open = printed ?? round(h.units - moved, 3);
+  const problems: string[] = [];
+  let bal = open;
+  for (const t of h.transactions) {
+    const rowOpen = rowOpening.get(t);
+    if (rowOpen !== undefined && !near(rowOpen, bal))
+      problems.push(`the ${t.date} row opens at ${rowOpen}, the row above closed at ${bal}`);
+    bal = round((rowOpen ?? bal) + (t.units ?? 0), 3);
+    if (t.balance !== null && !near(t.balance, bal)) {
+      problems.push(`the ${t.date} row closes at ${t.balance}, opening + credits - debits is ${bal}`);
+      bal = t.balance;
+    }
+  }
+  if (!near(bal, h.units)) problems.push(`the transactions end at ${bal} units, the holding statement says ${h.units}`);
+  if (problems.length)
+    warnings.push({ code: 'UnitsMismatch', message: `holding ${h.isin} in ${where}: ${problems.slice(0, 3).join('; ')}` });
+  h.additional_info.open_units = open;
   h.additional_info.close_units = h.units;
 }
 
@@ -104,7 +135,7 @@ export function schemeFromFolioRow(
 
 export function finishStatement(out: ParsedStatement, warnings: ParseWarning[], declared: Map<string, number>): void {
   for (const a of out.demat_accounts) {
-    for (const list of Object.values(a.holdings)) for (const h of list) settleHolding(h);
+    for (const list of Object.values(a.holdings)) for (const h of list) settleHolding(h, `account ${a.dp_id} ${a.client_id}`, warnings);
     a.value = exactSum(
       Object.values(a.holdings)
         .flat()
