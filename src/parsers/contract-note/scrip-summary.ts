@@ -73,7 +73,17 @@ export function scripHeaderAt(lines: Line[], i: number): ScripHeader | null {
 }
 
 const ISIN = /^IN[A-Z0-9]{10}$/;
-const EXCH = /^(nse|bse|nfo|bfo|mcx|cds|ncdex|msei)([-/ ]?(cash|eq|fo|f&o|cm|currency|cds))?$/i;
+/** An exchange or segment word leading a row (`NSE-Cash`, `Equity`, `F&O`). */
+const EXCH =
+  /^(nse|bse|nfo|bfo|mcx|cds|ncdex|msei)([-/ ]?(cash|eq|fo|f&o|cm|currency|cds))?$|^(equity|cash|f&o|fo|derivatives?|currency|commodity|mtf)$/i;
+/** `NAME-MTF-INE0XX101019`: a name, a product or series tag and the ISIN glued by hyphens. */
+const GLUED = /^(.*?)(?:-([A-Za-z0-9]{1,5}))?-(IN[A-Z0-9]{10})$/;
+
+/** Split a glued `NAME-TAG-ISIN` description into name and ISIN. */
+export function splitGlued(name: string): { name: string; isin: string | null } {
+  const m = GLUED.exec(name.trim());
+  return m && m[1].trim() ? { name: m[1].trim(), isin: m[3] } : { name, isin: null };
+}
 const DRCR = /^(dr|cr)\.?$/i;
 
 interface Row {
@@ -109,6 +119,8 @@ export interface ScripBlock {
   name: string;
   isin: string | null;
   page: number;
+  /** Left edge of the name on its first row (a wrapped name continues under it). */
+  x0: number;
   rows: Row[];
   sub: Row | null;
 }
@@ -135,12 +147,26 @@ export class ScripSummaryReader {
       // A line of text alone: the security name wrapped under its first row, a heading inside the table, or the end.
       if (!l.words.length) return true;
       if (/\b(charges|obligation|levies|note|notes)\b/.test(text)) return false;
-      if (this.open && !this.open.sub && this.open.rows.length === 1 && !TOTAL.test(text) && !EXCH.test(l.words[0].text)) {
+      if (/^page \d+( of \d+)?$/.test(text)) return true;
+      const size = l.pieces[0]?.size || 7;
+      if (
+        this.open &&
+        !this.open.sub &&
+        this.open.rows.length === 1 &&
+        !TOTAL.test(text) &&
+        !EXCH.test(l.words[0].text) &&
+        Math.abs(l.words[0].x0 - this.open.x0) <= size * 1.5 &&
+        l.page === this.open.page
+      ) {
         const words = l.words.map((w) => w.text);
         const isin = words.find((w) => ISIN.test(w));
         if (isin) this.open.isin = isin;
         const rest = words.filter((w) => !ISIN.test(w) && w !== '/');
-        if (rest.length && !isin) this.open.name = `${this.open.name} ${rest.join(' ')}`;
+        // A cell wrapped at a fixed width breaks inside a word (`... INDIA L` / `IMITED-MTF-INE...`).
+        const glue = rest.length === 1 && this.open.name.length >= 25 && (/-/.test(rest[0]) || /^[A-Z0-9]+$/.test(rest[0]));
+        if (rest.length && !isin) this.open.name = glue ? `${this.open.name}${rest[0]}` : `${this.open.name} ${rest.join(' ')}`;
+        const g = splitGlued(this.open.name);
+        if (g.isin) [this.open.name, this.open.isin] = [g.name, g.isin];
         return true;
       }
       return l.words.length <= 6;
@@ -154,6 +180,8 @@ export class ScripSummaryReader {
       } else this.open = null;
       return true;
     }
+    const skip = r.label.length && EXCH.test(r.label[0]) ? 1 : 0;
+    const nameX0 = l.words[skip]?.x0 ?? 0;
     let words = r.label;
     if (words.length && EXCH.test(words[0])) words = words.slice(1);
     else if (words.length > 1 && EXCH.test(`${words[0]}-${words[1]}`) && /^(cash|eq|fo|cm)$/i.test(words[1])) words = words.slice(2);
@@ -164,7 +192,9 @@ export class ScripSummaryReader {
       words = words.slice(0, k).filter((w, i, a) => !(i === a.length - 1 && (w === '/' || w === '-')));
       words = words.map((w, i, a) => (i === a.length - 1 ? w.replace(/[/-]$/, '') : w)).filter(Boolean);
     }
-    const name = words.join(' ');
+    let name = words.join(' ');
+    const g = splitGlued(name);
+    if (g.isin) [name, isin] = [g.name, g.isin];
     if (!name) {
       // The security is printed once, its further rows leave the cell blank.
       const last = this.open ?? this.blocks[this.blocks.length - 1];
@@ -184,7 +214,7 @@ export class ScripSummaryReader {
       this.open = same;
       return true;
     }
-    this.open = { name, isin, page: l.page, rows: [r], sub: null };
+    this.open = { name, isin, page: l.page, x0: nameX0, rows: [r], sub: null };
     this.blocks.push(this.open);
     return true;
   }

@@ -68,14 +68,21 @@ export function computeSummaries(
   return { equity, derivatives };
 }
 
-/** The trades of a summary row's security: the same name, or one name starting with the other. */
+const compact = (s: string): string => s.toUpperCase().replace(/[^A-Z0-9]/g, '');
+
+/** The trades of a summary row's security: its ISIN in their description, the same name, or one name starting the other (spaces aside). */
 function tradesOf(e: Equity, trades: Trade[]): Trade[] {
+  if (e.isin) {
+    const byIsin = trades.filter((t) => t.security_description.includes(e.isin!));
+    if (byIsin.length) return byIsin;
+  }
   const n = normText(e.security_name);
   const same = trades.filter((t) => normText(t.security_description) === n);
   if (same.length) return same;
+  const c = compact(e.security_name);
   return trades.filter((t) => {
-    const d = normText(t.security_description);
-    return d.length >= 3 && n.length >= 3 && (d.startsWith(`${n} `) || n.startsWith(`${d} `));
+    const d = compact(t.security_description);
+    return d.length >= 6 && c.length >= 6 && (d.startsWith(c) || c.startsWith(d));
   });
 }
 
@@ -105,7 +112,7 @@ export function reconcile(rows: Equity[], pages: number[], trades: Trade[]): Par
       if (!side.length || !value) continue;
       const net = side.reduce((a, t) => a + Math.abs(t.net_total), 0);
       const gross = side.reduce((a, t) => a + t.quantity * (t.net_rate_per_unit + (bs === 'B' ? -t.brokerage : t.brokerage)), 0);
-      const tol = 0.011 * (side.length + 1) + value * 1e-6;
+      const tol = 0.011 * (side.length + 1) + value * 5e-5;
       if (Math.abs(net - value) > tol && Math.abs(gross - value) > tol)
         out.push({
           code: 'SummaryMismatch',
