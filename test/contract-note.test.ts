@@ -6,7 +6,7 @@ import { buildNote, toContractExpected, type NoteOptions } from './fixtures/cont
 import { renderNote, type NoteStyle } from './fixtures/contract-render.js';
 import { cas, expectedJson, fixture, manifest } from './helpers.js';
 import { withEmbeddedFont } from './fixtures/lib/pdf.js';
-import { plan, renderPlanPdf, seededNote } from './fixtures/contract-layout.js';
+import { expectedFor, plan, renderPlanPdf, seededNote } from './fixtures/contract-layout.js';
 import { drawStyle, type LayoutStyle } from './fixtures/lib/layout.js';
 import { genericCharge, genericColumn } from '../src/parsers/contract-note/layouts/generic.js';
 
@@ -114,39 +114,39 @@ describe('traits of genuine notes (seeded layouts drawn by pdfkit, expected JSON
     return { data, note, p };
   };
   it('labels without a colon, values in spaced columns, a lower-case month (`Trade Date   01-apr-2026`)', async () => {
-    const { data, note } = await parseStyled('unknown', 3, { labelColon: 'none', blocks: 'inline', synonym: 2 });
-    expect(data).toEqual(toContractExpected(note));
+    const { data, p } = await parseStyled('unknown', 3, { labelColon: 'none', blocks: 'inline', synonym: 2 });
+    expect(data).toEqual(expectedFor(p));
     expect(data.broker_info.broker_type).toBe('unknown');
   });
   it('header cells stacked over four lines, descriptions wrapping with `SYMBOL / ISIN` on the next line, numbers on the last line', async () => {
     for (const seed of [5, 11, 17]) {
-      const { data, note, p } = await parseStyled('broker_a', seed, { headerLines: 4, wrap: 3, numbersOnLastLine: true });
+      const { data, p } = await parseStyled('broker_a', seed, { headerLines: 4, wrap: 3, numbersOnLastLine: true });
       expect(p.cols.some((c) => c.label.length > 1)).toBe(true);
-      expect(data).toEqual(toContractExpected(note));
+      expect(data).toEqual(expectedFor(p));
     }
   });
   it('per-exchange sub-total rows (`NSE - Sub total`) and informational rows are skipped', async () => {
-    const { data, note, p } = await parseStyled('broker_d', 8, { subtotals: true, blankRows: true });
+    const { data, p } = await parseStyled('broker_d', 8, { subtotals: true, blankRows: true });
     expect(p.rows.some((r) => r.kind === 'sub')).toBe(true);
-    expect(data).toEqual(toContractExpected(note));
+    expect(data).toEqual(expectedFor(p));
   });
   it('order number and order time in one text run; runs per word and per glyph', async () => {
     for (const runs of ['merged', 'word', 'glyph'] as const) {
-      const { data, note } = await parseStyled('broker_b', 21, { runs });
-      expect(data).toEqual(toContractExpected(note));
+      const { data, p } = await parseStyled('broker_b', 21, { runs });
+      expect(data).toEqual(expectedFor(p));
     }
   });
   it('a back-office template without an Exchange column: segment sub-headings, `N/A` closing rates, GST rate rows, `Dr`/`Cr` amounts', async () => {
-    const { data, note, p } = await parseStyled('unknown', 4, { negatives: 'minus', synonym: 1 });
+    const { data, p } = await parseStyled('unknown', 4, { negatives: 'minus', synonym: 1 });
     expect(p.cols.some((c) => c.keys.includes('exchange'))).toBe(false);
     expect(p.charges.some((r) => / (Dr|Cr)$/.test(r[r.length - 1]))).toBe(true);
-    expect(data).toEqual(toContractExpected(note));
+    expect(data).toEqual(expectedFor(p));
     expect(data.detailed_trades.every((t) => t.exchange !== '')).toBe(true);
   });
   it('charges printed as columns (one header cell per charge, a TOTAL(NET) row), landscape', async () => {
-    const { data, note, p } = await parseStyled('unknown', 4, { synonym: 2 });
+    const { data, p } = await parseStyled('unknown', 4, { synonym: 2 });
     expect(p.chargeColumns).not.toBeNull();
-    expect(data).toEqual(toContractExpected(note));
+    expect(data).toEqual(expectedFor(p));
   });
 });
 

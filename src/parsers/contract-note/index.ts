@@ -14,6 +14,8 @@ import type { BrokerType, ContractNote, ParseWarning } from '../../schema/index.
 import type { ParseResult } from '../common.js';
 import { readChargeColumns, readCharges, segmentHeader } from './charges.js';
 import { readNoteHeader } from './header.js';
+import { scripHeaderAt, ScripSummaryReader, scripToEquity } from './scrip-summary.js';
+import { computeSummaries, reconcile } from './summary-check.js';
 import { derivRow, equityRow, summaryHeaderAt } from './summaries.js';
 import { assemble, headerLike, TradeTableReader, tradeHeaderAt, type TableEvent, type Trade } from './trades.js';
 
@@ -53,6 +55,10 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
   let reader: TradeTableReader | null = null;
   let events: TableEvent[] = [];
   let summary: ReturnType<typeof summaryHeaderAt> = null;
+  let scrip: ScripSummaryReader | null = null;
+  const scrips: ScripSummaryReader[] = [];
+  /** Pages of the equity summary rows (for warnings). */
+  const eqPages: number[] = [];
   const flush = (): void => {
     if (events.length) trades.push(...assemble(events));
     events = [];
@@ -77,14 +83,35 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
     if (sh) {
       flush();
       reader = null;
+      scrip = null;
       summary = sh;
       i = sh.last;
       continue;
     }
+    const sc = firstHeader >= 0 ? scripHeaderAt(lines, i) : null;
+    if (sc) {
+      flush();
+      reader = null;
+      summary = null;
+      // The same summary continued on a new page under a repeated header keeps its blocks.
+      if (!scrip) {
+        scrip = new ScripSummaryReader(sc);
+        scrips.push(scrip);
+      }
+      i = sc.last;
+      continue;
+    }
+    if (scrip) {
+      if (segmentHeader(l) || !scrip.feed(l)) scrip = null;
+      else {
+        used.add(i);
+        continue;
+      }
+    }
     if (reader) {
       if (reader.isAnchor(l)) {
         const r = reader.parseAnchor(l);
-        if (r) events.push({ kind: 'anchor', trade: r.trade, desc: r.desc });
+        if (r) events.push({ kind: 'anchor', trade: r.trade, desc: r.desc, y: l.y, page: l.page });
         used.add(i);
         continue;
       }
@@ -95,8 +122,20 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
         continue;
       }
       reader.noteHeading(l);
-      const f = SUBTOTAL.test(l.text) ? null : reader.fragment(l);
-      events.push(f ? { kind: 'frag', text: f } : { kind: 'cut' });
+      // Times stacked under their order / trade numbers belong to the trade above.
+      const st = reader.splitTimes(l);
+      let rest = l.words;
+      if (st) {
+        const a = [...events].reverse().find((e) => e.kind === 'anchor');
+        if (a?.kind === 'anchor') for (const [k, v] of Object.entries(st.times) as [keyof typeof st.times, string][]) a.trade[k] ||= v;
+        rest = st.rest;
+        if (!rest.length) {
+          used.add(i);
+          continue;
+        }
+      }
+      const f = SUBTOTAL.test(l.text) ? null : reader.fragment(l, rest);
+      events.push(f ? { kind: 'frag', text: f, y: l.y, page: l.page } : { kind: 'cut' });
       continue;
     }
     // A summary table ends at the charges header or at any line without a figure (a heading).
@@ -105,6 +144,7 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
       if (summary.kind === 'equity') {
         const r = equityRow(l, summary);
         if (r) equity.push(r);
+        if (r) eqPages.push(l.page);
         if (r) used.add(i);
       } else {
         const r = derivRow(l, summary);
@@ -114,6 +154,16 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
     }
   }
   flush();
+  for (const sr of scrips)
+    for (const b of sr.blocks) {
+      const { row, problems } = scripToEquity(b);
+      equity.push(row);
+      eqPages.push(b.page);
+      for (const p of problems) warnings.push({ code: 'SummaryMismatch', message: `${b.name} (scrip summary, page ${b.page}): ${p}` });
+    }
+  const scripRows = new Set(equity.slice(equity.length - scrips.reduce((n, sr) => n + sr.blocks.length, 0)));
+  const printedEquity = equity.length > 0;
+  const printedDeriv = deriv.length > 0;
 
   if (firstHeader < 0) {
     throw new DocumentError(
@@ -158,8 +208,28 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
     },
   };
 
+  // Summaries the note does not print are computed from its trades, and said so.
+  const computed = computeSummaries(trades, { equity: !printedEquity, derivatives: !printedDeriv });
+  if (computed.equity.length) {
+    out.equity_transactions = computed.equity;
+    warnings.push({
+      code: 'SummaryComputed',
+      message: `no per-security equity summary printed: ${computed.equity.length} computed from the trades (values are net of brokerage)`,
+    });
+  }
+  if (computed.derivatives.length) {
+    out.derivatives_transactions = computed.derivatives;
+    warnings.push({
+      code: 'SummaryComputed',
+      message: `no derivatives summary printed: ${computed.derivatives.length} rows computed from the trades (carry-forward rows are not known)`,
+    });
+  }
+
   // Self-checks.
+  if (printedEquity) warnings.push(...reconcile(out.equity_transactions, eqPages, trades));
   for (const e of out.equity_transactions) {
+    // A scrip summary's net amount includes the charges: it is checked by quantity and value instead.
+    if (scripRows.has(e)) continue;
     const list = out.detailed_trades.filter((d) => d.security_description === e.security_name);
     if (!list.length) continue;
     const sum = round(

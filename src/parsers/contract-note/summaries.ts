@@ -24,7 +24,8 @@ const summaryLike = (l: Line): boolean => {
 };
 
 function eqKey(l: string): EqKey | null {
-  if (/\bisin\b/.test(l)) return 'isin';
+  // `Security Name / ISIN`: one cell holding both.
+  if (/\bisin\b/.test(l) && !/\b(security|scrip|name|instrument)\b/.test(l)) return 'isin';
   if (/\bsymbol\b/.test(l)) return 'symbol';
   const side = /\bbuy\b/.test(l) ? 'b' : /\bsell\b/.test(l) ? 's' : null;
   if (side && /\b(qty|quantity)\b/.test(l)) return `${side}q` as EqKey;
@@ -92,12 +93,19 @@ function tailNumbers<K extends string>(
 }
 
 export function equityRow(l: Line, h: SummaryHeader<EqKey>): ContractNote['equity_transactions'][number] | null {
-  const t = tailNumbers(l.words, h.cols, ['bq', 'bw', 'bt', 'sq', 'sw', 'st', 'net']);
+  // `12,345.60 Dr`: a debit (payable by the client, negative) or a credit marked after the net obligation.
+  const lastWord = l.words[l.words.length - 1]?.text ?? '';
+  const sign = /^(dr|cr)\.?$/i.test(lastWord) ? (/^dr/i.test(lastWord) ? -1 : 1) : 0;
+  const words = sign ? l.words.slice(0, -1) : l.words;
+  const t = tailNumbers(words, h.cols, ['bq', 'bw', 'bt', 'sq', 'sw', 'st', 'net']);
   if (!t || Object.keys(t.v).length < 4) return null;
-  const left = l.words.slice(0, t.start).map((w) => w.text);
+  if (sign && t.v.net !== undefined) t.v.net = sign * Math.abs(t.v.net);
+  const left = words.slice(0, t.start).map((w) => w.text);
   const at = left.findIndex((w) => /^IN[A-Z0-9]{10}$/.test(w));
   const isin = at >= 0 ? left[at] : null;
   let before = at >= 0 ? left.slice(0, at) : left;
+  // `NAME / ISIN` in one cell: the separator goes with the ISIN.
+  if (at >= 0 && before.length > 1 && /^[/-]$/.test(before[before.length - 1])) before = before.slice(0, -1);
   let symbol: string | null = null;
   // The symbol is the one word printed just before the ISIN (when the table has that column).
   if (h.cols.some((c) => c.key === 'symbol') && before.length > 1) {

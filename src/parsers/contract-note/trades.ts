@@ -110,10 +110,32 @@ export class TradeTableReader {
     return this.header.cols[this.sec + 1]?.x1 ?? Infinity;
   }
 
-  /** A trade row: a time, a side and figures on one line. */
+  /**
+   * A trade row: a time (or, where times are stacked under their numbers, an order or trade
+   * number before the side), a side and figures on one line.
+   */
   isAnchor(l: Line): boolean {
     const w = l.words;
-    return w.some((x) => TIME.test(x.text)) && w.some((x) => SIDE.test(x.text) || EX_SIDE.test(x.text)) && w.filter(num).length >= 2;
+    const side = w.findIndex((x) => SIDE.test(x.text) || EX_SIDE.test(x.text));
+    if (side < 0 || w.filter(num).length < 2) return false;
+    return w.some((x) => TIME.test(x.text)) || w.slice(0, side).some((x) => /^\d{6,}$/.test(x.text) && x.x0 < this.secX0);
+  }
+
+  /**
+   * Times printed under their numbers (`Order No / Time` cells, value over value): the line's
+   * times left of the security column, by the column they sit in, and the line's other words.
+   */
+  splitTimes(l: Line): { times: Partial<Record<'order_time' | 'trade_time', string>>; rest: Word[] } | null {
+    const cols = this.header.cols.filter((c) => c.keys.includes('orderTime') || c.keys.includes('tradeTime'));
+    const found = l.words.filter((w) => TIME.test(w.text) && w.x1 <= this.secX0 + 1);
+    if (!found.length || !cols.length) return null;
+    const times: Partial<Record<'order_time' | 'trade_time', string>> = {};
+    for (const w of found) {
+      const mid = (w.x0 + w.x1) / 2;
+      const col = [...cols].sort((a, b) => Math.abs((a.x0 + a.x1) / 2 - mid) - Math.abs((b.x0 + b.x1) / 2 - mid))[0];
+      times[col.keys.includes('orderTime') ? 'order_time' : 'trade_time'] ??= w.text;
+    }
+    return { times, rest: l.words.filter((w) => !found.includes(w)) };
   }
 
   /** A segment sub-heading row names the exchange of the rows under it. */
@@ -123,13 +145,13 @@ export class TradeTableReader {
   }
 
   /** Description text of a continuation line (every word in the security column), else null. */
-  fragment(l: Line): string | null {
-    const w = l.words;
+  fragment(l: Line, words?: Word[]): string | null {
+    const w = words ?? l.words;
     const size = l.pieces[0]?.size || 7;
     if (!w.length) return null;
     const near = Math.abs(w[0].x0 - this.secX0) <= size * 1.5 || Math.abs(w[0].x0 - this.descX0) <= size * 0.5;
     if (!near || w.some((x) => x.x1 > this.secX1)) return null;
-    return l.words.map((w) => w.text).join(' ');
+    return w.map((x) => x.text).join(' ');
   }
 
   parseAnchor(l: Line): { trade: Trade; desc: string[] } | null {
@@ -211,24 +233,31 @@ export class TradeTableReader {
   }
 }
 
-/** Drop a `SYMBOL / ISIN` part from description words. */
-export function stripSymbolIsin(words: string[]): string[] {
-  const out = [...words];
-  for (let k = out.length - 1; k >= 0; k--) {
-    if (!ISIN.test(out[k])) continue;
-    let from = k;
-    if (out[k - 1] === '/' || out[k - 1] === '-') from = Math.max(0, k - 2);
-    else if (/\/$/.test(out[k - 1] ?? '')) from = k - 1;
-    out.splice(from, k - from + 1);
-  }
-  return out;
+/**
+ * One line of a security cell without its ISIN: a `SYMBOL / ISIN` line is dropped when the name
+ * stands on another line (`other`), `NAME / ISIN` keeps the name.
+ */
+export function stripIsinPart(part: string, other: boolean): string {
+  const t = part.split(/\s+/).filter(Boolean);
+  const k = t.findIndex((w) => ISIN.test(w));
+  if (k < 0) return part;
+  if (k === 2 && (t[1] === '/' || t[1] === '-') && other) return '';
+  if (k === 1 && /[/-]$/.test(t[0]) && other) return '';
+  let from = k;
+  if (t[k - 1] === '/' || t[k - 1] === '-') from = k - 1;
+  const out = [...t.slice(0, from), ...t.slice(k + 1)];
+  if (from === k && k > 0) out[k - 1] = out[k - 1].replace(/[/-]$/, '');
+  return out.filter(Boolean).join(' ');
 }
 
 export const isIsinLine = (s: string): boolean => s.split(/\s+/).some((t) => ISIN.test(t));
 
 /** Events of one trade table chunk, then descriptions assembled (continuations above or below). */
 export type TableEvent =
-  { kind: 'anchor'; trade: Trade; desc: string[] } | { kind: 'frag'; text: string } | { kind: 'cut' } | { kind: 'header' };
+  | { kind: 'anchor'; trade: Trade; desc: string[]; y?: number; page?: number }
+  | { kind: 'frag'; text: string; y?: number; page?: number }
+  | { kind: 'cut' }
+  | { kind: 'header' };
 
 export function assemble(events: TableEvent[]): Trade[] {
   // Evidence for where continuation lines sit.
@@ -236,13 +265,28 @@ export function assemble(events: TableEvent[]): Trade[] {
   let below = 0;
   for (let k = 0; k < events.length; k++) {
     const e = events[k];
-    if (e.kind === 'anchor' && e.desc.some((w) => ISIN.test(w))) above += 2;
+    // `SYMBOL / ISIN` alone on a trade row: the name stands on the lines above (not so for `NAME / ISIN`).
+    if (e.kind === 'anchor' && e.desc.some((w) => ISIN.test(w)) && e.desc.filter((w) => !ISIN.test(w) && !/^[/-]$/.test(w)).length <= 1)
+      above += 2;
     if (e.kind !== 'frag') continue;
     const prev = events[k - 1];
     const next = events[k + 1];
     if (!prev || prev.kind === 'header' || prev.kind === 'cut') above++;
     if (!next || next.kind === 'cut' || next.kind === 'header') below++;
     if (isIsinLine(e.text) && next?.kind !== 'frag') below += 2;
+    // Between two trade rows, a record's lines sit closer together than two records do.
+    if (prev?.kind === 'anchor' && prev.y !== undefined && e.y !== undefined && prev.page === e.page) {
+      let j = k;
+      while (events[j + 1]?.kind === 'frag') j++;
+      const last = events[j];
+      const after = events[j + 1];
+      if (last.kind === 'frag' && after?.kind === 'anchor' && after.y !== undefined && last.y !== undefined && after.page === last.page) {
+        const g1 = e.y - prev.y;
+        const g2 = after.y - last.y;
+        if (g1 > g2 + 1) above++;
+        else if (g2 > g1 + 1) below++;
+      }
+    }
   }
   const up = above > below;
   const out: Trade[] = [];
@@ -250,7 +294,12 @@ export function assemble(events: TableEvent[]): Trade[] {
   let last: { t: Trade; parts: string[] } | null = null;
   const finish = (): void => {
     if (!last) return;
-    last.t.security_description = stripSymbolIsin(last.parts.join(' ').split(/\s+/).filter(Boolean)).join(' ');
+    const parts = last.parts.map((x) => x.trim()).filter(Boolean);
+    const named = parts.filter((x) => !isIsinLine(x)).length > 0;
+    last.t.security_description = parts
+      .map((x) => stripIsinPart(x, named))
+      .filter(Boolean)
+      .join(' ');
     out.push(last.t);
     last = null;
   };

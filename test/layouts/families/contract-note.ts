@@ -5,8 +5,7 @@
  */
 import { BROKERS } from '../../../src/formats/index.js';
 import type { BrokerType } from '../../../src/schema/index.js';
-import { toContractExpected } from '../../fixtures/contract-data.js';
-import { plan, renderPlanHtml, renderPlanPdf, seededNote } from '../../fixtures/contract-layout.js';
+import { expectedFor, plan, renderPlanHtml, renderPlanPdf, seededNote } from '../../fixtures/contract-layout.js';
 import { drawStyle, styleAxes } from '../../fixtures/lib/layout.js';
 import type { LayoutFamily, Renderer } from '../harness.js';
 
@@ -32,8 +31,17 @@ function make(id: string, broker: BrokerType): LayoutFamily {
         chargesAsColumns: Boolean(p.chargeColumns),
         template: p.cols.some((c) => c.keys.includes('exchange')) ? 'v1' : 'v2',
         landscape: p.size[0] > p.size[1],
+        summary: note.trades.some((t) => t.segment === 'equity') ? p.extra.summary : 'none',
+        scripSubTotals: Boolean(p.scrip) && p.extra.scripSubTotals,
+        scripGroupTotals: Boolean(p.scrip) && p.extra.scripGroupTotals,
+        stackedIds: p.extra.stackedIds,
+        nameIsin: p.extra.nameIsin,
+        drcr: p.extra.drcr,
+        wrappedAddress: p.extra.wrappedAddress,
+        uccLabel: p.extra.uccLabel ?? 'template',
+        settlementBoth: Boolean(p.extra.settlementBoth),
       };
-      const expected = toContractExpected(note);
+      const expected = expectedFor(p);
       if (renderer === 'chromium') return { html: renderPlanHtml(p, s), page: { width: p.size[0], height: p.size[1] }, expected, axes };
       return { pdf: await renderPlanPdf(p, s), expected, axes };
     },

@@ -1,0 +1,124 @@
+/**
+ * Per-security summaries against the trades: computed from the trades when a note prints none,
+ * and, when it prints one, each security's quantities and values reconciled with its trades
+ * (warnings `SummaryMismatch` naming the security and page). Pure.
+ */
+import { round } from '../../pdf/numbers.js';
+import type { ContractNote, ParseWarning } from '../../schema/index.js';
+import { normText } from '../common/labels.js';
+
+type Trade = ContractNote['detailed_trades'][number];
+type Equity = ContractNote['equity_transactions'][number];
+type Deriv = ContractNote['derivatives_transactions'][number];
+
+const DERIV_EXCH = /^(nfo|bfo|mcx|cds|bcd|ncdex|nse-?fo|bse-?fo)$/i;
+const DERIV_DESC = /\b(fut|futidx|futstk|futcur|futcom|optidx|optstk|optcur|ce|pe|call|put)\b|\d{2}[a-z]{3}\d{2,4}/i;
+
+/** A trade of the derivatives segment (by its exchange, else by its description: expiry, FUT, CE/PE). */
+export const isDerivative = (t: Trade): boolean =>
+  DERIV_EXCH.test(t.exchange) ||
+  (!/^(nse|bse)$/i.test(t.exchange) && DERIV_DESC.test(t.security_description)) ||
+  DERIV_DESC.test(t.security_description);
+
+export function computeSummaries(
+  trades: Trade[],
+  want: { equity: boolean; derivatives: boolean },
+): { equity: Equity[]; derivatives: Deriv[] } {
+  const equity: Equity[] = [];
+  if (want.equity) {
+    const by = new Map<string, Trade[]>();
+    for (const t of trades) if (!isDerivative(t)) by.set(t.security_description, [...(by.get(t.security_description) ?? []), t]);
+    for (const [name, list] of by) {
+      const side = (bs: 'B' | 'S'): { qty: number; total: number; wap: number } => {
+        const l = list.filter((t) => t.buy_sell === bs);
+        const qty = l.reduce((a, t) => a + t.quantity, 0);
+        const total = round(
+          l.reduce((a, t) => a + Math.abs(t.net_total), 0),
+          2,
+        );
+        return { qty, total, wap: qty ? round(total / qty, 4) : 0 };
+      };
+      const b = side('B');
+      const s = side('S');
+      equity.push({
+        security_name: name,
+        security_symbol: null,
+        isin: null,
+        buy_quantity: b.qty,
+        buy_wap: b.wap,
+        buy_total_value: b.total,
+        sell_quantity: s.qty,
+        sell_wap: s.wap,
+        sell_total_value: s.total,
+        net_obligation: round(s.total - b.total, 2),
+      });
+    }
+  }
+  const derivatives: Deriv[] = want.derivatives
+    ? trades.filter(isDerivative).map((t) => ({
+        contract_description: t.security_description,
+        buy_sell_bf_cf: t.buy_sell === 'B' ? 'buy' : 'sell',
+        quantity: t.quantity,
+        wap_per_unit: t.net_rate_per_unit,
+        closing_rate_per_unit: t.closing_rate_per_unit,
+        brokerage_per_unit: t.brokerage,
+        net_total: t.net_total,
+      }))
+    : [];
+  return { equity, derivatives };
+}
+
+const compact = (s: string): string => s.toUpperCase().replace(/[^A-Z0-9]/g, '');
+
+/** The trades of a summary row's security: its ISIN in their description, the same name, or one name starting the other (spaces aside). */
+function tradesOf(e: Equity, trades: Trade[]): Trade[] {
+  if (e.isin) {
+    const byIsin = trades.filter((t) => t.security_description.includes(e.isin!));
+    if (byIsin.length) return byIsin;
+  }
+  const n = normText(e.security_name);
+  const same = trades.filter((t) => normText(t.security_description) === n);
+  if (same.length) return same;
+  const c = compact(e.security_name);
+  return trades.filter((t) => {
+    const d = compact(t.security_description);
+    return d.length >= 6 && c.length >= 6 && (d.startsWith(c) || c.startsWith(d));
+  });
+}
+
+/**
+ * Quantities must equal the trades'; a side's value must equal the trades' value either gross
+ * (quantity x rate) or net of brokerage (the net totals), to a cent per trade.
+ */
+export function reconcile(rows: Equity[], pages: number[], trades: Trade[]): ParseWarning[] {
+  const out: ParseWarning[] = [];
+  rows.forEach((e, k) => {
+    const list = tradesOf(
+      e,
+      trades.filter((t) => !isDerivative(t)),
+    );
+    if (!list.length) return;
+    const where = `${e.security_name} (summary, page ${pages[k] ?? '?'})`;
+    for (const [bs, qty, value, word] of [
+      ['B', e.buy_quantity, e.buy_total_value, 'bought'],
+      ['S', e.sell_quantity, e.sell_total_value, 'sold'],
+    ] as const) {
+      const side = list.filter((t) => t.buy_sell === bs);
+      const q = side.reduce((a, t) => a + t.quantity, 0);
+      if (Math.abs(q - qty) > 1e-6) {
+        out.push({ code: 'SummaryMismatch', message: `${where}: quantity ${word} ${qty}, the trades add up to ${q}` });
+        continue;
+      }
+      if (!side.length || !value) continue;
+      const net = side.reduce((a, t) => a + Math.abs(t.net_total), 0);
+      const gross = side.reduce((a, t) => a + t.quantity * (t.net_rate_per_unit + (bs === 'B' ? -t.brokerage : t.brokerage)), 0);
+      const tol = 0.011 * (side.length + 1) + value * 5e-5;
+      if (Math.abs(net - value) > tol && Math.abs(gross - value) > tol)
+        out.push({
+          code: 'SummaryMismatch',
+          message: `${where}: value ${word} ${value}, the trades add up to ${round(net, 2)} (net) or ${round(gross, 2)} (gross)`,
+        });
+    }
+  });
+  return out;
+}
