@@ -62,6 +62,12 @@ function trickle(url: string, key: string): { answer: Promise<Answer>; stop: () 
   };
 }
 
+/** A paying parse of the small statement. */
+async function parse(url: string, key: string): Promise<Answer> {
+  const r = await post(url, '/v4/smart/parse', { key, json: SMALL });
+  return { status: r.status, body: r.body, headers: Object.fromEntries(r.headers) };
+}
+
 /** Ask until `fn` gives an answer `ok` accepts (or the generous deadline passes): the outcome, not a timing. */
 async function until(fn: () => Promise<Answer>, ok: (a: Answer) => boolean, ms = 20_000): Promise<Answer> {
   const t0 = Date.now();
@@ -99,7 +105,7 @@ describe('slow request bodies (32.1)', () => {
     }
     // A paying key is served while the sandbox trickles are still arriving.
     const paid = await until(
-      () => post(s.url, '/v4/smart/parse', { key: payer, json: SMALL }) as Promise<Answer>,
+      () => parse(s.url, payer),
       (a) => a.status === 200,
     );
     expect(paid.status, JSON.stringify(paid.body)).toBe(200);
@@ -129,7 +135,7 @@ describe('slow request bodies (32.1)', () => {
     trickles.push(...held);
     // Every slot taken: the next upload is refused for now.
     const busy = await until(
-      () => post(s.url, '/v4/smart/parse', { key: c, json: SMALL }) as Promise<Answer>,
+      () => parse(s.url, c),
       (x) => x.status === 503,
     );
     expect(busy.status).toBe(503);
@@ -137,7 +143,7 @@ describe('slow request bodies (32.1)', () => {
     expect(answers.map((x) => x.status)).toEqual(Array(8).fill(408));
     // The slots are free again.
     const served = await until(
-      () => post(s.url, '/v4/smart/parse', { key: c, json: SMALL }) as Promise<Answer>,
+      () => parse(s.url, c),
       (x) => x.status === 200,
     );
     expect(served.status).toBe(200);
