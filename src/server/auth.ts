@@ -204,7 +204,7 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
         await settle(db, req, ok);
         await logUsage(db, { ...entry, credits: s.charged });
         rem = await balance(db);
-        if (refunding && req.routeOptions.config.doc?.fileFields && config.maxFailedParses) await recordFailedParse(db, s.principal.keyId);
+        if (refunding && s.parseFailed && config.maxFailedParses) await recordFailedParse(db, s.principal.keyId);
       }
       if (billed) {
         reply.header('X-Credits-Used', String(s.charged));
