@@ -235,6 +235,10 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
   }
   const pool = new ParsePool({ warm: true });
   const files = await FileStore.open(db, config.filesDir ?? path.join(config.dataDir, 'files'), key);
+  // What an intake killed mid-way left behind: temporary files, and files its store never recorded.
+  const live = (await db.all<{ id: string }>('SELECT id FROM instances')).map((r) => r.id);
+  const swept = await files.sweep(db, db.exclusive, live);
+  if (swept) log(`cas serve: removed ${swept} file${swept === 1 ? '' : 's'} an interrupted mail intake left behind`);
   const ctx: App = { db, instanceId, pool, config, files, providers: makeProviders(config.providers) };
   const app = await buildApp(ctx);
   const release = async (): Promise<void> => {
