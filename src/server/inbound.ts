@@ -481,12 +481,15 @@ export async function startInbound(
           return cb(Object.assign(new Error(`message larger than ${config.mail.maxMessageBytes} bytes`), { responseCode: 552 }));
         handle(Buffer.concat(chunks), session).then(
           () => cb(),
-          (err: Error & { responseCode?: number }) =>
+          (err: Error & { responseCode?: number }) => {
+            // The sender retries a 451; the operator learns why (one line, no stack trace).
+            if (!err.responseCode) opts.log(`smtp: a message could not be stored (answered 451): ${err.message}`);
             cb(
               Object.assign(new Error(err.responseCode ? err.message : 'message could not be processed'), {
                 responseCode: err.responseCode ?? 451,
               }),
-            ),
+            );
+          },
         );
       });
     },
