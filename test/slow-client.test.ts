@@ -85,7 +85,7 @@ afterAll(async () => {
   await Promise.all(open.map((s) => s.stop()));
 });
 
-describe('slow request bodies (32.1)', () => {
+describe('slow request bodies (32.1)', { timeout: 240_000 }, () => {
   it('the sandbox key and a 0-credit key trickling 8 uploads cannot lock a paying key out; the trickles get 408', async () => {
     const s = await serve(undefined, [], { CAS_BODY_TIMEOUT_SECONDS: '4' });
     open.push(s);
