@@ -130,6 +130,9 @@ describe('hostile PDFs through cas serve', () => {
       expect(r.body.status, name).toBe('failed');
       expect(typeof r.body.msg).toBe('string');
       expect(r.body.msg).not.toMatch(/\n\s+at /);
+      // The refund is committed before the failed answer leaves (issue 33.2): its header and a
+      // balance read the moment the answer arrives both show the credit back, with no waiting.
+      expect(r.headers.get('x-credits-remaining'), `${name}: X-Credits-Remaining`).toBe(String(before));
       expect(await credits(), `${name}: credit refunded`).toBe(before);
       const ok = await parse(valid);
       expect(ok.status, `${name}: next valid request: ${JSON.stringify(ok.body)}`).toBe(200);

@@ -325,3 +325,52 @@ describe('uploads in flight (18.7)', () => {
     expect((await post(s.url, '/v1/credits', { key: b })).body).toMatchObject({ used: 1, remaining: 4 });
   });
 });
+
+describe('usage-log growth and failed parses (32.5, 32.7a)', () => {
+  it('300 malformed requests to a billed endpoint share a usage row (per key, path, status and minute), still counted one by one', async () => {
+    const s = await serve();
+    open.push(s);
+    const key = await newKey(s.dataDir, ['--credits', '5']);
+    for (let round = 0; round < 30; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => post(s.url, '/v4/smart/parse', { key, json: { pdf_file: 12345 } })),
+      );
+      for (const a of answers) expect(a.status).toBe(400);
+    }
+    const rows = await dbRows(s.dataDir, "SELECT requests FROM usage_log WHERE feature = 'parse' AND status_code = 400");
+    // One row a minute: two only if the 300 requests straddled a minute's end on a slow machine.
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    expect(rows.length).toBeLessThanOrEqual(2);
+    expect(rows.reduce((n: number, r: { requests: number }) => n + r.requests, 0)).toBe(300);
+    const sum = await post(s.url, '/v1/usage/summary', { key, json: {} });
+    expect(sum.body.summary.by_feature).toEqual(expect.arrayContaining([{ feature: 'parse', credits: 0, requests: 300 }]));
+    expect((await post(s.url, '/v1/credits', { key })).body).toMatchObject({ used: 0, remaining: 5 });
+  });
+
+  it('past CAS_MAX_FAILED_PARSES failed parses in a minute, a key’s uploads get 429 with Retry-After; other keys are served; nothing is charged', async () => {
+    const s = await serve(undefined, [], { CAS_MAX_FAILED_PARSES: '3' });
+    open.push(s);
+    const bomber = await newKey(s.dataDir, ['--credits', '5']);
+    const other = await newKey(s.dataDir, ['--credits', '5']);
+    const bad = { pdf_file: Buffer.from('%PDF-1.7 not really a PDF').toString('base64') };
+    const good = { pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' };
+    for (let i = 0; i < 3; i++) {
+      const r = await post(s.url, '/v4/smart/parse', { key: bomber, json: bad });
+      expect(r.status).toBe(400);
+      expect(r.headers.get('x-credits-remaining')).toBe('5');
+    }
+    for (const body of [bad, good]) {
+      const r = await post(s.url, '/v4/smart/parse', { key: bomber, json: body });
+      expect(r.status).toBe(429);
+      expect(r.body).toEqual({
+        status: 'failed',
+        msg: expect.stringMatching(/^too many failed parses: at most 3 per minute for this key; retry in \d+ s$/),
+      });
+      const wait = Number(r.headers.get('retry-after'));
+      expect(wait).toBeGreaterThanOrEqual(1);
+      expect(wait).toBeLessThanOrEqual(60);
+    }
+    expect((await post(s.url, '/v4/smart/parse', { key: other, json: good })).status).toBe(200);
+    expect((await post(s.url, '/v1/credits', { key: bomber })).body).toMatchObject({ used: 0, remaining: 5 });
+  });
+});

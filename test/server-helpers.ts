@@ -161,7 +161,7 @@ export async function serve(
     : execa('node', args, options);
   let buf = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${buf}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${buf}`)), 60_000);
     proc.stderr!.on('data', (d: Buffer) => {
       buf += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(buf);

@@ -241,7 +241,7 @@ describe('parse endpoints', () => {
 });
 
 describe('billing under concurrency, and restarts', () => {
-  it('200 simultaneous billed requests on 100 credits: exactly 100 succeed, the rest 402, balance 0, 200 log entries', async () => {
+  it('200 simultaneous billed requests on 100 credits: exactly 100 succeed, the rest 402, balance 0, every request logged (charged ones a row each)', async () => {
     const k = await newKey(srv.dataDir, ['--credits', '100']);
     const body = JSON.stringify({ pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' });
     const statuses = await Promise.all(
@@ -261,7 +261,10 @@ describe('billing under concurrency, and restarts', () => {
     const c = await post(srv.url, '/v1/credits', { key: k });
     expect(c.body).toMatchObject({ remaining: 0, used: 100, limit: 100 });
     const logs = await post(srv.url, '/v1/usage', { key: k, json: { limit: 1000 } });
-    expect(logs.body.logs.filter((l: { feature: string }) => l.feature === 'parse')).toHaveLength(200);
+    // Each charged call is a row; the 100 refused (charged nothing) share rows per minute.
+    const parseLogs = logs.body.logs.filter((l: { feature: string }) => l.feature === 'parse') as { status_code: number }[];
+    expect(parseLogs.filter((l) => l.status_code === 200)).toHaveLength(100);
+    expect(parseLogs.filter((l) => l.status_code === 402).length).toBeLessThanOrEqual(2);
     const sum = await post(srv.url, '/logs/summary', { key: k, json: {} });
     expect(sum.body.summary.by_feature).toEqual(expect.arrayContaining([{ feature: 'parse', credits: 100, requests: 200 }]));
   });
@@ -485,15 +488,16 @@ describe('a request costs nothing until it is authenticated and valid (issue 18 
     }
   });
 
-  it('an invalid request is answered 400 before any credit is reserved (not 402 on an empty key)', async () => {
+  it('a key without the credits is refused 402 before its body is read; an invalid request is 400 before any credit is reserved', async () => {
+    // Issue 32.1: a 0-credit key's body is not awaited (it could be trickled to hold an upload place).
     const empty = await newKey(srv.dataDir, ['--credits', '0']);
-    const invalid = await post(srv.url, '/v4/smart/parse', { key: empty, json: { pdf_file: 5 } });
+    const unpaid = await post(srv.url, '/v4/smart/parse', { key: empty, json: { pdf_file: 5 } });
+    expect(unpaid).toMatchObject({ status: 402, body: { status: 'failed', msg: expect.stringMatching(/insufficient credits/) } });
+    const one = await newKey(srv.dataDir, ['--credits', '1']);
+    const invalid = await post(srv.url, '/v4/smart/parse', { key: one, json: { pdf_file: 5 } });
     expect(invalid).toMatchObject({ status: 400, body: { status: 'failed', msg: expect.stringMatching(/^pdf_file: /) } });
-    const valid = await post(srv.url, '/v4/smart/parse', {
-      key: empty,
-      json: { pdf_file: b64('registrar/cams-summary.pdf'), password: 'ABCPM1234K' },
-    });
-    expect(valid).toMatchObject({ status: 402, body: { status: 'failed', msg: expect.stringMatching(/insufficient credits/) } });
+    expect(invalid.headers.get('x-credits-used')).toBe('0');
+    expect((await post(srv.url, '/v1/credits', { key: one })).body).toMatchObject({ used: 0, remaining: 1 });
   });
 
   it('a client that goes away while its request runs gets its credit back at once', async () => {
@@ -576,7 +580,7 @@ describe('a request costs nothing until it is authenticated and valid (issue 18 
     for (const [type, body] of bodies) {
       const r = await post(srv.url, '/v4/smart/parse', { key, body, headers: { 'content-type': type } });
       expect(r.status, type).toBe(400);
-      expect(r.body).toEqual({ status: 'failed', msg: 'malformed multipart body' });
+      expect(r.body).toEqual({ status: 'failed', msg: expect.stringMatching(/^malformed multipart body/) });
       expect(r.headers.get('x-credits-used')).toBe('0');
     }
   });

@@ -2,7 +2,8 @@
  * The PostgreSQL store's own behaviour, on a throwaway cluster (test/pg.ts) with real `cas serve`
  * processes: start-up refusals (one line, the right exit code), instances starting together on a
  * fresh database, the secret-key check, a dead instance's credits refunded by the other one, the
- * per-key rate limit shared by instances, and a store outage answered 503 (not 500, no crash).
+ * per-key rate limit shared by instances, and a store outage answered 503 (not 500, no crash), /health
+ * included.
  * The whole server suite also runs on PostgreSQL (vitest project `postgres`); the many-instance
  * proofs of issue 22 are in test/multi-instance.test.ts.
  */
@@ -147,7 +148,17 @@ describe.skipIf(pgTool.skip)(`PostgreSQL store${pgTool.note}`, () => {
       const s = await start(url);
       const key = await keyOn(url, ['--credits', '3']);
       expect((await post(s.url, '/v1/credits', { key })).status).toBe(200);
+      const health = (): Promise<Response> => fetch(`${s.url}/health`);
+      expect((await health()).status).toBe(200);
       await own.stop();
+      // /health reports the store (issue 32.7b): a load balancer takes this instance out of rotation.
+      const h = await health();
+      expect(h.status).toBe(503);
+      expect(h.headers.get('retry-after')).toBe('2');
+      expect(await h.json()).toEqual({
+        status: 'failed',
+        msg: expect.stringMatching(/^the store \(PostgreSQL, postgres:\/\/.+\) cannot answer: /),
+      });
       const r = await post(s.url, '/v1/credits', { key });
       expect(r.status).toBe(503);
       expect(r.headers.get('retry-after')).toBe('2');

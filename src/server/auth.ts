@@ -2,9 +2,10 @@
  * Authentication and billing, one plugin (it applies to every route registered after it).
  *
  * - `onRequest`: the API key or access token is checked, the per-key rate limit applied (counted in
- *   the store, so it holds across instances) and the caps on uploads in flight (per key and per
- *   server, counted per instance) taken, before any body is read, so an unauthenticated or surplus
- *   upload costs nothing.
+ *   the store, so it holds across instances), a key without the credits the call costs refused
+ *   (402), a key past its failed parses per minute refused (429), and the caps on uploads in flight
+ *   (per key, the sandbox key's own, and per server, counted per instance) taken, before any body is
+ *   read, so an unauthenticated, unpaid or surplus upload costs nothing.
  * - `preHandler` (after validation): the route's price is reserved atomically, so a request that
  *   fails validation never holds credits other requests need.
  * - `onSend`: the reservation is settled (refunded unless the outcome is billable), the credit
@@ -14,22 +15,26 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { fail, type App, type Principal, type RouteMeta } from './context.js';
 import { findAccessToken, findKey } from './store/keys.js';
-import { logUsage, rateAllow, release, remaining, reserve } from './store/usage.js';
+import { failedParsesWait, logUsage, rateAllow, recordFailedParse, release, remaining, reserve } from './store/usage.js';
 import { PRICES } from './billing.js';
-import type { Queries } from './db.js';
+import { fromMilli, toMilli, type Queries } from './db.js';
 
-/** Uploads in flight, per server and per key. */
+/** Uploads in flight, per server and per key (the public sandbox key has a smaller cap of its own). */
 class UploadGate {
   private total = 0;
   private perKey = new Map<string, number>();
   constructor(
     private readonly max: number,
     private readonly maxPerKey: number,
+    private readonly maxSandbox: number,
   ) {}
+  capOf(who: string): number {
+    return who === 'sandbox' ? this.maxSandbox : this.maxPerKey;
+  }
   /** Take a place, or say which cap refuses it. */
   enter(who: string): 'key' | 'server' | null {
     const mine = this.perKey.get(who) ?? 0;
-    if (mine >= this.maxPerKey) return 'key';
+    if (mine >= this.capOf(who)) return 'key';
     if (this.total >= this.max) return 'server';
     this.total++;
     this.perKey.set(who, mine + 1);
@@ -46,7 +51,7 @@ class UploadGate {
 const metaOf = (req: FastifyRequest): RouteMeta | undefined => req.routeOptions?.config?.meta;
 
 export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync {
-  const uploads = new UploadGate(config.maxUploads, config.maxUploadsPerKey);
+  const uploads = new UploadGate(config.maxUploads, config.maxUploadsPerKey, config.sandboxMaxUploads);
   /** Refund an unsettled reservation unless the outcome is billable; runs once per request. */
   const settle = async (q: Queries, req: FastifyRequest, ok: boolean): Promise<void> => {
     const s = req.cas;
@@ -102,15 +107,32 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
       if (rate && !(await rateAllow(db, who, rate))) {
         return fail(reply, 403, `quota exceeded: at most ${rate} requests per minute for this key`);
       }
+      // A key that cannot pay for the call is refused before its body is read (the reservation
+      // after validation stays the atomic check; this one only spares the server the body).
+      const price = PRICES[meta.feature];
+      const key = principal.key;
+      if (price && !principal.sandbox && key && !key.unlimited && key.credits_milli < toMilli(price.credits))
+        return fail(reply, 402, `insufficient credits: this request costs ${price.credits}, ${fromMilli(key.credits_milli)} remain`);
+      const upload = Boolean(req.routeOptions.config.doc?.fileFields);
+      // Failed parses are not charged: past CAS_MAX_FAILED_PARSES in a minute, a key's uploads wait.
+      if (upload && !principal.sandbox && config.maxFailedParses) {
+        const wait = await failedParsesWait(db, principal.keyId, config.maxFailedParses);
+        if (wait)
+          return fail(
+            reply.header('Retry-After', String(wait)),
+            429,
+            `too many failed parses: at most ${config.maxFailedParses} per minute for this key; retry in ${wait} s`,
+          );
+      }
       // Uploads in flight are capped per key and per server before their bodies are read.
-      if (req.routeOptions.config.doc?.fileFields) {
+      if (upload) {
         const refused = uploads.enter(who);
         if (refused)
           return fail(
             reply.header('Retry-After', '2'),
             refused === 'key' ? 429 : 503,
             refused === 'key'
-              ? `too many uploads in flight for this key (at most ${config.maxUploadsPerKey}); retry shortly`
+              ? `too many uploads in flight for ${principal.sandbox ? 'the sandbox key' : 'this key'} (at most ${uploads.capOf(who)}); retry shortly`
               : `the server is busy with ${config.maxUploads} uploads; retry shortly`,
           );
         reply.raw.once('close', () => uploads.leave(who));
@@ -159,10 +181,12 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
         billed && !s.principal!.sandbox ? remaining(q, s.principal!.keyId) : Promise.resolve(null);
       let rem: number | null;
       const reservation = s.reservation;
-      if (reservation && !s.settled)
+      const refunding = Boolean(reservation && !s.settled && s.charged && !ok && !s.always);
+      if (reservation && !s.settled && !refunding)
         // The charge kept, its usage row and the balance for the header are one transaction whose
         // COMMIT is sent as the answer is written (nothing awaited between them): a crash before it
         // leaves the reservation, which is refunded; a COMMIT that fails later refunds it now.
+        // (Keeping a charge does not change the balance: it was taken when reserved.)
         rem = await db.txBeforeAnswer(
           async (q) => {
             await settle(q, req, ok);
@@ -175,9 +199,12 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
           },
         );
       else {
+        // A refund is committed before the failed answer leaves: its X-Credits-Remaining and a
+        // /v1/credits read the moment the client has the answer both show the credit back.
         await settle(db, req, ok);
         await logUsage(db, { ...entry, credits: s.charged });
         rem = await balance(db);
+        if (refunding && s.parseFailed && config.maxFailedParses) await recordFailedParse(db, s.principal.keyId);
       }
       if (billed) {
         reply.header('X-Credits-Used', String(s.charged));

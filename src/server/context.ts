@@ -74,6 +74,14 @@ export interface ServerConfig {
   /** Uploads (parse-like requests) in flight at once, per server and per key; more are refused (503 / 429) with Retry-After. */
   maxUploads: number;
   maxUploadsPerKey: number;
+  /** Uploads in flight at once on the public sandbox key (`CAS_SANDBOX_MAX_UPLOADS`), so it cannot fill the server's. */
+  sandboxMaxUploads: number;
+  /** A request body must arrive within this many ms (`CAS_BODY_TIMEOUT_SECONDS`) ... */
+  bodyTimeoutMs: number;
+  /** ... and, after its first 5 s, at this many bytes per second on average (`CAS_BODY_MIN_RATE`; 0: no minimum): else 408. */
+  bodyMinRate: number;
+  /** Failed (uncharged) parses a key may have in any minute before its uploads get 429 (`CAS_MAX_FAILED_PARSES`; 0: no limit). */
+  maxFailedParses: number;
   providers: ProviderConfig;
   sessionTtlSeconds: number;
   linkTtlSeconds: number;
@@ -134,6 +142,8 @@ export interface RequestState {
   reservation?: number;
   /** The reservation was settled (refunded or kept); settled once, whatever ends the request. */
   settled?: boolean;
+  /** The PDF was read and failed to parse (counted against CAS_MAX_FAILED_PARSES when refunded). */
+  parseFailed?: boolean;
   /** The access token sent in x-api-key to a `tokenSelfCheck` route (no principal is set then). */
   selfToken?: string;
 }

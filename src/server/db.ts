@@ -89,7 +89,9 @@ class SqliteDb implements Db {
     return (await this.ready()).run(sql, ...p);
   }
   async tx<T>(fn: (q: Queries) => Promise<T>): Promise<T> {
-    await this.turn();
+    // The gate is taken in the same turn as it is found free (awaiting `turn()` first let two
+    // waiters both see it free and both BEGIN: "cannot start a transaction within a transaction").
+    while (this.gate) await this.gate;
     let done!: () => void;
     this.gate = new Promise((r) => (done = r));
     try {

@@ -11,6 +11,18 @@ import { promises as fs, chmodSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { privateDir, secret, type Queries } from './db.js';
 
+/** A file written under a temporary name (`tmp`, null once in place or when it existed already). */
+export interface Staged {
+  sha: string;
+  tmp: string | null;
+}
+
+const exists = (file: string): Promise<boolean> =>
+  fs.access(file).then(
+    () => true,
+    () => false,
+  );
+
 export class FileStore {
   private constructor(
     private readonly dir: string,
@@ -29,6 +41,86 @@ export class FileStore {
       ? createHmac('sha256', configuredKey).update('cas file links v1').digest()
       : await secret(db, 'link_signing_key');
     return new FileStore(dir, key);
+  }
+
+  /**
+   * Write bytes under a temporary name (`<sha>.pdf.<pid>.<random>.tmp`) for `place` to rename into
+   * place inside the transaction that records them; nothing is written when the file exists already.
+   */
+  async stage(bytes: Uint8Array): Promise<Staged> {
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    const file = path.join(this.dir, `${sha}.pdf`);
+    if (await exists(file)) return { sha, tmp: null };
+    const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    await fs.writeFile(tmp, bytes, { mode: 0o600 });
+    await fs.chmod(tmp, 0o600);
+    return { sha, tmp };
+  }
+
+  /**
+   * Rename staged files into place; call it inside the transaction that records them, before it
+   * commits. The files it creates are first listed in a journal (`intake.<instance>.<random>.json`):
+   * should the process die before the commit, the next start removes those the store never recorded
+   * (`sweep`). Returns the journal, for `settled` to remove once the transaction has committed.
+   */
+  async place(staged: Staged[], instanceId: string): Promise<string | null> {
+    const fresh = staged.filter((s) => s.tmp);
+    if (!fresh.length) return null;
+    const journal = path.join(this.dir, `intake.${instanceId.replace(/[^\w-]/g, '_')}.${randomBytes(6).toString('hex')}.json`);
+    await fs.writeFile(journal, JSON.stringify(fresh.map((s) => s.sha)), { mode: 0o600 });
+    for (const s of fresh) {
+      await fs.rename(s.tmp!, path.join(this.dir, `${s.sha}.pdf`));
+      s.tmp = null;
+    }
+    return journal;
+  }
+
+  /** The transaction that recorded the files committed: their journal goes. */
+  async settled(journal: string | null): Promise<void> {
+    if (journal) await fs.rm(journal, { force: true });
+  }
+
+  /** Temporary files of an intake that was not recorded (refused, a duplicate, an error). */
+  async discard(staged: Staged[]): Promise<void> {
+    for (const s of staged) if (s.tmp) await fs.rm(s.tmp, { force: true });
+  }
+
+  /**
+   * At start-up: temporary files left by a process that died are removed (all of them on SQLite, the
+   * only server of its files; on a shared store those older than an hour, another instance may be
+   * writing the newer ones), and the files of journals of instances no longer running that the store
+   * never recorded. Returns how many files were removed.
+   */
+  async sweep(db: Queries, exclusive: boolean, liveInstances: string[]): Promise<number> {
+    let removed = 0;
+    const live = new Set(liveInstances.map((i) => i.replace(/[^\w-]/g, '_')));
+    for (const name of readdirSync(this.dir)) {
+      const full = path.join(this.dir, name);
+      if (name.endsWith('.tmp')) {
+        const old = exclusive || Date.now() - (await fs.stat(full).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs > 3_600_000;
+        if (old) {
+          await fs.rm(full, { force: true });
+          removed++;
+        }
+        continue;
+      }
+      const m = /^intake\.(.+)\.[0-9a-f]{12}\.json$/.exec(name);
+      if (!m || (!exclusive && live.has(m[1]))) continue;
+      let shas: string[] = [];
+      try {
+        shas = (JSON.parse(await fs.readFile(full, 'utf8')) as unknown[]).filter((x): x is string => typeof x === 'string');
+      } catch {
+        /* a journal cut short: its files were not renamed yet */
+      }
+      for (const sha of shas) {
+        if (!/^[0-9a-f]{64}$/.test(sha)) continue;
+        if (await db.get('SELECT 1 AS t FROM inbound_files WHERE sha256 = ? LIMIT 1', sha)) continue;
+        await fs.rm(path.join(this.dir, `${sha}.pdf`), { force: true });
+        removed++;
+      }
+      await fs.rm(full, { force: true });
+    }
+    return removed;
   }
 
   /** Store bytes once; returns their sha256. Written atomically (temp file + rename). */

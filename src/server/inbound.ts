@@ -32,7 +32,7 @@ import { realFileName, toReal } from '../schema/dialect.js';
 import type { App } from './context.js';
 import { postJson } from './fetch-url.js';
 import type { InboundRow as StoredInbound } from './store/inbound.js';
-import { baseUrl } from './files.js';
+import { baseUrl, type Staged } from './files.js';
 import { webhookSecret } from './secrets.js';
 import type { StatementSource } from '../schema/index.js';
 
@@ -192,56 +192,92 @@ export async function startInbound(
       const allowed = JSON.parse(row.allowed_sources) as string[];
       if (allowed.length && !allowed.includes(source))
         throw Object.assign(new Error(`statements from ${source} are not accepted at ${row.email}`), { responseCode: 550 });
-      const files = [];
+      if (!pdfs.length) {
+        opts.log(`inbound ${row.id}: 0 statement file(s) from ${source}`);
+        continue;
+      }
+      // An email is stored whole or not at all: its files are written under temporary names, then
+      // one transaction records the email (its Message-ID: a retry is recognised), its files and its
+      // webhook delivery, renaming the files into place before it commits (files.ts: a crash between
+      // the two leaves a journal, and the next start removes what the store never recorded).
       const date = (mail.date ?? new Date()).toISOString().slice(0, 10);
-      for (const p of pdfs) {
-        const sha = await app.files.put(p.content);
-        let check = 'encrypted';
-        const out = await app.pool.run({ bytes: new Uint8Array(p.content) });
-        if (out.ok) check = ISSUER_OF[source].includes(out.detection.issuer) ? 'confirmed' : 'mismatch';
-        else if (out.code !== 'PasswordRequired') check = 'not_statement';
-        const filename = `${source}_${date.replace(/-/g, '')}_${randomBytes(6).toString('hex')}.pdf`;
-        const file = await db.get(
-          'INSERT INTO inbound_files (inbound_email_id, message_id, filename, original_filename, message_date, cas_type, sender_email, forwarded_by, size, sha256, content_check, authentication, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
-          row.id,
-          mail.messageId ?? `<${randomBytes(8).toString('hex')}@cas>`,
-          filename,
-          p.filename,
-          date,
-          source,
-          sender!.toLowerCase(),
-          forwardedBy.toLowerCase(),
-          p.content.length,
-          sha,
-          check,
-          JSON.stringify(auth),
-          new Date().toISOString(),
-        );
-        files.push(file);
+      const messageId = mail.messageId ?? `<${randomBytes(8).toString('hex')}@cas>`;
+      const staged: Staged[] = [];
+      try {
+        const prepared: { p: { filename: string; content: Buffer }; sha: string; check: string; filename: string }[] = [];
+        for (const p of pdfs) {
+          const st = await app.files.stage(p.content);
+          staged.push(st);
+          let check = 'encrypted';
+          const out = await app.pool.run({ bytes: new Uint8Array(p.content) });
+          if (out.ok) check = ISSUER_OF[source].includes(out.detection.issuer) ? 'confirmed' : 'mismatch';
+          else if (out.code !== 'PasswordRequired') check = 'not_statement';
+          prepared.push({ p, sha: st.sha, check, filename: `${source}_${date.replace(/-/g, '')}_${randomBytes(6).toString('hex')}.pdf` });
+        }
+        const receivedAt = new Date().toISOString();
+        let journal = null as string | null;
+        const files = await db.tx(async (q) => {
+          const fresh = await q.run(
+            'INSERT INTO inbound_messages (inbound_email_id, message_id, received_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+            row.id,
+            messageId,
+            receivedAt,
+          );
+          if (!fresh) return null;
+          const out: Record<string, unknown>[] = [];
+          for (const f of prepared)
+            out.push(
+              (await q.get(
+                'INSERT INTO inbound_files (inbound_email_id, message_id, filename, original_filename, message_date, cas_type, sender_email, forwarded_by, size, sha256, content_check, authentication, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+                row.id,
+                messageId,
+                f.filename,
+                f.p.filename,
+                date,
+                source,
+                sender!.toLowerCase(),
+                forwardedBy.toLowerCase(),
+                f.p.content.length,
+                f.sha,
+                f.check,
+                JSON.stringify(auth),
+                receivedAt,
+              ))!,
+            );
+          if (row.callback_url) {
+            const payload = {
+              inbound_email_id: row.id,
+              reference: row.reference,
+              metadata: JSON.parse(row.metadata),
+              forwarded_by: forwardedBy.toLowerCase(),
+              files: out.map((f) => fileView(app, baseUrl(app), f as never, config.mail.linkTtlSeconds ?? 172800, config.names)),
+              count: out.length,
+            };
+            await q.run(
+              'INSERT INTO webhook_deliveries (id, inbound_email_id, url, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)',
+              `dlv_${randomBytes(12).toString('hex')}`,
+              row.id,
+              row.callback_url,
+              JSON.stringify(config.names === 'real' ? toReal('webhook', payload) : payload),
+              'pending',
+              receivedAt,
+              receivedAt,
+            );
+          }
+          journal = await app.files.place(staged, instanceId);
+          return out;
+        });
+        await app.files.settled(journal);
+        if (!files) {
+          // Answered 250 all the same, so the sending server stops retrying.
+          opts.log(`inbound ${row.id}: message ${messageId} was received before; not stored again`);
+          continue;
+        }
+        if (row.callback_url) kick();
+        opts.log(`inbound ${row.id}: ${files.length} statement file(s) from ${source}`);
+      } finally {
+        await app.files.discard(staged);
       }
-      if (files.length && row.callback_url) {
-        const payload = {
-          inbound_email_id: row.id,
-          reference: row.reference,
-          metadata: JSON.parse(row.metadata),
-          forwarded_by: forwardedBy.toLowerCase(),
-          files: files.map((f) => fileView(app, baseUrl(app), f as never, config.mail.linkTtlSeconds ?? 172800, config.names)),
-          count: files.length,
-        };
-        const now = new Date().toISOString();
-        await db.run(
-          'INSERT INTO webhook_deliveries (id, inbound_email_id, url, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)',
-          `dlv_${randomBytes(12).toString('hex')}`,
-          row.id,
-          row.callback_url,
-          JSON.stringify(config.names === 'real' ? toReal('webhook', payload) : payload),
-          'pending',
-          now,
-          now,
-        );
-        kick();
-      }
-      opts.log(`inbound ${row.id}: ${files.length} statement file(s) from ${source}`);
     }
   }
 
@@ -445,12 +481,15 @@ export async function startInbound(
           return cb(Object.assign(new Error(`message larger than ${config.mail.maxMessageBytes} bytes`), { responseCode: 552 }));
         handle(Buffer.concat(chunks), session).then(
           () => cb(),
-          (err: Error & { responseCode?: number }) =>
+          (err: Error & { responseCode?: number }) => {
+            // The sender retries a 451; the operator learns why (one line, no stack trace).
+            if (!err.responseCode) opts.log(`smtp: a message could not be stored (answered 451): ${err.message}`);
             cb(
               Object.assign(new Error(err.responseCode ? err.message : 'message could not be processed'), {
                 responseCode: err.responseCode ?? 451,
               }),
-            ),
+            );
+          },
         );
       });
     },

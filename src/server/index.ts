@@ -37,6 +37,10 @@ export function defaultConfig(over: Partial<ServerConfig> = {}): ServerConfig {
     usageRetentionDays: Number(process.env.CAS_USAGE_RETENTION_DAYS ?? 90),
     maxUploads: Number(process.env.CAS_MAX_UPLOADS ?? 8),
     maxUploadsPerKey: Number(process.env.CAS_MAX_UPLOADS_PER_KEY ?? 4),
+    sandboxMaxUploads: Number(process.env.CAS_SANDBOX_MAX_UPLOADS ?? 2),
+    bodyTimeoutMs: Number(process.env.CAS_BODY_TIMEOUT_SECONDS ?? 120) * 1000,
+    bodyMinRate: Number(process.env.CAS_BODY_MIN_RATE ?? 4096),
+    maxFailedParses: Number(process.env.CAS_MAX_FAILED_PARSES ?? 20),
     providers: {
       fetch: (process.env.CAS_FETCH_PROVIDER as 'sandbox' | 'http' | 'none') || 'none',
       mailback: (process.env.CAS_MAILBACK_PROVIDER as 'sandbox' | 'http' | 'none') || 'none',
@@ -115,6 +119,10 @@ function checkSettings(config: ServerConfig): void {
   whole(config.usageRetentionDays, 'CAS_USAGE_RETENTION_DAYS', 0);
   whole(config.maxUploads, 'CAS_MAX_UPLOADS', 1);
   whole(config.maxUploadsPerKey, 'CAS_MAX_UPLOADS_PER_KEY', 1);
+  whole(config.sandboxMaxUploads, 'CAS_SANDBOX_MAX_UPLOADS', 1);
+  whole(config.bodyTimeoutMs / 1000, 'CAS_BODY_TIMEOUT_SECONDS', 1);
+  whole(config.bodyMinRate, 'CAS_BODY_MIN_RATE', 0);
+  whole(config.maxFailedParses, 'CAS_MAX_FAILED_PARSES', 0);
   whole(config.mail.webhookConcurrency, 'CAS_WEBHOOK_CONCURRENCY', 1);
   whole(config.mail.webhookTimeoutMs, 'CAS_WEBHOOK_TIMEOUT_MS', 100);
   whole(config.heartbeatMs, 'CAS_HEARTBEAT_MS', 100);
@@ -227,6 +235,10 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
   }
   const pool = new ParsePool({ warm: true });
   const files = await FileStore.open(db, config.filesDir ?? path.join(config.dataDir, 'files'), key);
+  // What an intake killed mid-way left behind: temporary files, and files its store never recorded.
+  const live = (await db.all<{ id: string }>('SELECT id FROM instances')).map((r) => r.id);
+  const swept = await files.sweep(db, db.exclusive, live);
+  if (swept) log(`cas serve: removed ${swept} file${swept === 1 ? '' : 's'} an interrupted mail intake left behind`);
   const ctx: App = { db, instanceId, pool, config, files, providers: makeProviders(config.providers) };
   const app = await buildApp(ctx);
   const release = async (): Promise<void> => {

@@ -57,7 +57,7 @@ export const gainsRoutes: Section = async (f, { app }) => {
       const opts = options(multipart ? {} : req.body, (multipart ? undefined : req.body.fy) ?? req.query.fy);
       const input = await readInput(req, ['file', 'pdf_file'], app.config.maxUploadBytes);
       if (req.cas.principal?.sandbox) return computeGains([sample('registrar-detailed') as S.ParsedStatement], opts);
-      const data = (await parseInput(app, input)) as S.ParsedStatement;
+      const data = (await parseInput(app, input, undefined, undefined, req)) as S.ParsedStatement;
       if (!data || !Array.isArray(data.mutual_funds))
         throw new ApiError(400, 'gains need a statement with mutual fund transactions, not a contract note');
       return computeGains([data], opts);

@@ -1,4 +1,5 @@
 /** Meta: health, and the OpenAPI document of every route this server registers. */
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { Section } from '../context.js';
 import { buildDocument } from '../openapi-doc.js';
@@ -7,9 +8,28 @@ export const metaRoutes: Section = async (f, { app }) => {
   f.get(
     '/health',
     {
-      schema: { operationId: 'health', summary: 'The service is up', response: { 200: z.object({ status: z.literal('success') }) } },
+      schema: {
+        operationId: 'health',
+        summary: 'The service is up and its store answers (503 naming the store when it does not)',
+        response: { 200: z.object({ status: z.literal('success') }) },
+      },
     },
-    async () => ({ status: 'success' as const }),
+    async (_req, reply) => {
+      // A load balancer must take an instance whose store cannot answer out of rotation.
+      try {
+        await app.db.get('SELECT COUNT(*) AS n FROM settings');
+      } catch (err) {
+        const store = app.db.dialect === 'postgres' ? 'PostgreSQL' : 'SQLite';
+        return (reply as unknown as FastifyReply)
+          .code(503)
+          .header('Retry-After', '2')
+          .send({
+            status: 'failed',
+            msg: `the store (${store}, ${app.db.label}) cannot answer: ${(err as Error).message.split('\n')[0]}`,
+          }) as never;
+      }
+      return { status: 'success' as const };
+    },
   );
 
   let doc: Record<string, unknown> | undefined;

@@ -63,7 +63,13 @@ export async function readInput(req: FastifyRequest, fileFields: readonly string
 }
 
 /** Fetch (when given by URL) and parse the PDF on the pool; a failure is the client's 400 or our 500. */
-export async function parseInput({ pool, config }: App, input: ParseInput, type?: FormatId, broker?: BrokerId): Promise<unknown> {
+export async function parseInput(
+  { pool, config }: App,
+  input: ParseInput,
+  type?: FormatId,
+  broker?: BrokerId,
+  req?: FastifyRequest,
+): Promise<unknown> {
   let bytes = input.bytes;
   if (!bytes) {
     try {
@@ -74,7 +80,11 @@ export async function parseInput({ pool, config }: App, input: ParseInput, type?
   }
   const out = await pool.run({ bytes: new Uint8Array(bytes), password: input.password, type, broker });
   // The parse core's one error map names the answer (status and message) of every failure.
-  if (!out.ok) throw new ApiError(out.httpStatus, out.apiMessage);
+  if (!out.ok) {
+    // Failed parses are refunded; auth.ts counts them per key (CAS_MAX_FAILED_PARSES).
+    if (req) req.cas.parseFailed = true;
+    throw new ApiError(out.httpStatus, out.apiMessage);
+  }
   return out.data;
 }
 
@@ -132,7 +142,7 @@ export const parseRoutes: Section = async (f, { app }) => {
         if (req.cas.principal?.sandbox) return sample(e.sample) as never;
         if (e.passwordRequired && !input.password)
           throw new ApiError(400, `password is required for ${e.type === 'contract_note' ? 'contract notes' : 'this statement'}`);
-        return (await parseInput(app, input, e.type, broker)) as never;
+        return (await parseInput(app, input, e.type, broker, req)) as never;
       },
     );
   }

@@ -213,6 +213,16 @@ export const MIGRATIONS: string[] = [
    CREATE INDEX rate_hits_who ON rate_hits(who, at);`,
   // 10: free calls are counted per instance (instances never share a usage row).
   `ALTER TABLE usage_log ADD COLUMN instance_id TEXT;`,
+  // 11: each email received on a forwarding address, once: a sender's retry of the same Message-ID is
+  // recognised (recorded in the transaction that records the email's files and its delivery).
+  `CREATE TABLE inbound_messages (
+     inbound_email_id TEXT NOT NULL,
+     message_id TEXT NOT NULL,
+     received_at TEXT NOT NULL,
+     PRIMARY KEY (inbound_email_id, message_id)
+   );
+   INSERT INTO inbound_messages (inbound_email_id, message_id, received_at)
+     SELECT inbound_email_id, message_id, MIN(received_at) FROM inbound_files GROUP BY inbound_email_id, message_id;`,
 ];
 
 /** The PostgreSQL form of a migration: SQLite's integer row ids become identity columns, integers 64-bit. */

@@ -90,6 +90,26 @@ export async function rateAllow(db: Db, who: string, perMinute: number): Promise
   });
 }
 
+const failedWho = (keyId: number): string => `failed-parse:${keyId}`;
+
+/** Record a failed (refunded) parse of a key in the store (every instance counts it). */
+export async function recordFailedParse(db: Queries, keyId: number): Promise<void> {
+  await db.run('INSERT INTO rate_hits (who, at) VALUES (?, ?)', failedWho(keyId), new Date().toISOString());
+}
+
+/** Seconds until a key may upload again when it has had `max` failed parses in the last minute; 0 when it may now. */
+export async function failedParsesWait(db: Queries, keyId: number, max: number): Promise<number> {
+  const now = Date.now();
+  const r = await db.get<{ n: number; first: string | null }>(
+    'SELECT COUNT(*) AS n, MIN(at) AS first FROM (SELECT at FROM rate_hits WHERE who = ? AND at > ? ORDER BY at DESC LIMIT ?) recent',
+    failedWho(keyId),
+    new Date(now - 60_000).toISOString(),
+    max,
+  );
+  if (!r || r.n < max || !r.first) return 0;
+  return Math.max(1, Math.ceil((Date.parse(r.first) + 60_000 - now) / 1000));
+}
+
 /** Credits left on a key (null: unlimited or unknown). */
 export async function remaining(db: Queries, keyId: number): Promise<number | null> {
   const r = await db.get<{ credits_milli: number; unlimited: number }>('SELECT credits_milli, unlimited FROM api_keys WHERE id = ?', keyId);
@@ -111,10 +131,10 @@ export async function balance(db: Queries, keyId: number): Promise<{ remaining: 
 }
 
 /**
- * Log a call, one row each, except a call to a free feature (`free`: no price, 0 credits): it joins
- * the row of the same key, feature, path, status and instance begun less than a minute earlier (that
- * row's `requests` count), so free calls cannot grow the log one row each; the row keeps its first call's
- * request id and time. Calls to billed features (charged or not) stay one row each.
+ * Log a call. A call that is charged nothing (a free feature, or a billed one refused, failed and
+ * refunded) joins the row of the same key, feature, path, status and instance begun less than a
+ * minute earlier (that row's `requests` count), so no key can grow the log one row per request; the
+ * row keeps its first call's request id and time. Each charged call is a row of its own.
  */
 export async function logUsage(
   db: Queries,
@@ -131,7 +151,7 @@ export async function logUsage(
 ): Promise<void> {
   const milli = toMilli(e.credits);
   const now = new Date();
-  if (e.free && !milli) {
+  if (!milli) {
     const since = new Date(now.getTime() - 60_000).toISOString();
     // Each instance joins its own row, so instances never wait on one another's row lock.
     const joined = await db.run(
