@@ -25,6 +25,7 @@ export const POSTGRES_FILES = [
   'test/exit-codes.test.ts',
   'test/hostile.test.ts',
   'test/load.test.ts',
+  'test/portfolio-server.test.ts',
 ];
 
 /** Without PostgreSQL the project holds one skipped test that names the missing tool. */

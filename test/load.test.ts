@@ -53,6 +53,8 @@ const SERVER_ENV = {
   CAS_MAX_UPLOADS_PER_KEY: '12',
   CAS_DNS_OFFLINE: '1',
   CAS_WEBHOOK_BACKOFF_MS: '200',
+  // The hostile files are failed parses by design: the per-key limit on them (security.test.ts) is not what this measures.
+  CAS_MAX_FAILED_PARSES: '0',
 };
 const DOMAIN = 'load.cas.test';
 /** The bomb inflates to 1 GiB: a server that held it would pass this; the watchdog kills it first. */

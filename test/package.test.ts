@@ -71,19 +71,6 @@ const DOCS = [
     : []),
 ].filter((f) => existsSync(path.join(ROOT, f)));
 
-/**
- * Pages that other branches of issue 33 write (the README links to them). Until they are merged a
- * missing one is reported in the test's title instead of failing; once all exist this list can go.
- */
-const FROM_OTHER_BRANCHES = [
-  'docs/security.md',
-  'docs/portfolio.md',
-  'docs/statements-registrar.md',
-  'docs/statements-depository.md',
-  'docs/statements-contract-notes.md',
-];
-const pending = FROM_OTHER_BRANCHES.filter((f) => !existsSync(path.join(ROOT, f)));
-
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
 const anchor = (heading: string): string =>
   heading
@@ -96,35 +83,41 @@ describe('the documentation of a clone (issue 33)', () => {
   it('README.md is short and links to the docs/ pages', () => {
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     expect(readme.split('\n').length).toBeLessThan(200);
-    for (const page of ['service', 'configuration', 'exit-codes', 'development', 'security'])
+    for (const page of [
+      'service',
+      'configuration',
+      'exit-codes',
+      'development',
+      'security',
+      'portfolio',
+      'statements-registrar',
+      'statements-depository',
+      'statements-contract-notes',
+    ])
       expect(readme, page).toContain(`](docs/${page}.md)`);
   });
 
-  it.each(DOCS)(
-    `%s: every relative link resolves, and nothing points outside the repository${pending.length ? ` (not yet in this tree: ${pending.join(', ')})` : ''}`,
-    (file) => {
-      const text = readFileSync(path.join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
-      // README and docs/ are read in a clone: nothing there may point to ../shared or SPEC.md (not in a clone).
-      if (file === 'README.md' || file.startsWith('docs/')) {
-        expect(text, 'a clone has no ../shared').not.toMatch(/\.\.\/shared\b|\bSPEC\.md\b/);
-        expect(text, 'measurement notes belong in bench/ output').not.toMatch(/this (2-core )?VM|\b20\d\d-\d\d-\d\d, idle/);
+  it.each(DOCS)('%s: every relative link resolves, and nothing points outside the repository', (file) => {
+    const text = readFileSync(path.join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+    // README and docs/ are read in a clone: nothing there may point to ../shared or SPEC.md (not in a clone).
+    if (file === 'README.md' || file.startsWith('docs/')) {
+      expect(text, 'a clone has no ../shared').not.toMatch(/\.\.\/shared\b|\bSPEC\.md\b/);
+      expect(text, 'measurement notes belong in bench/ output').not.toMatch(/this (2-core )?VM|\b20\d\d-\d\d-\d\d, idle/);
+    }
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = m[1];
+      if (/^[a-z]+:/i.test(target)) continue;
+      const [rel, hash] = target.split('#');
+      const dest = rel ? path.resolve(path.dirname(path.join(ROOT, file)), rel) : path.join(ROOT, file);
+      expect(dest.startsWith(ROOT + path.sep) || dest === ROOT, `${target} leaves the repository`).toBe(true);
+      expect(existsSync(dest), `${file}: ${target} does not exist`).toBe(true);
+      if (hash && dest.endsWith('.md')) {
+        const headings = readFileSync(dest, 'utf8')
+          .split('\n')
+          .filter((l) => /^#{1,6} /.test(l))
+          .map((l) => anchor(l.replace(/^#+ /, '')));
+        expect(headings, `${file}: ${target}: no such heading`).toContain(hash);
       }
-      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-        const target = m[1];
-        if (/^[a-z]+:/i.test(target)) continue;
-        const [rel, hash] = target.split('#');
-        const dest = rel ? path.resolve(path.dirname(path.join(ROOT, file)), rel) : path.join(ROOT, file);
-        expect(dest.startsWith(ROOT + path.sep) || dest === ROOT, `${target} leaves the repository`).toBe(true);
-        if (pending.some((f) => dest === path.join(ROOT, f))) continue;
-        expect(existsSync(dest), `${file}: ${target} does not exist`).toBe(true);
-        if (hash && dest.endsWith('.md')) {
-          const headings = readFileSync(dest, 'utf8')
-            .split('\n')
-            .filter((l) => /^#{1,6} /.test(l))
-            .map((l) => anchor(l.replace(/^#+ /, '')));
-          expect(headings, `${file}: ${target}: no such heading`).toContain(hash);
-        }
-      }
-    },
-  );
+    }
+  });
 });

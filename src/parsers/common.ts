@@ -1,6 +1,6 @@
 /** Shared pieces of every parser: result type, transaction classification, scheme types. */
 import { DocumentError } from '../errors.js';
-import type { ParseWarning, SchemeType, TransactionType, ParsedStatement } from '../schema/index.js';
+import type { ParseWarning, SchemeType, ParsedStatement } from '../schema/index.js';
 
 export interface ParseResult<T> {
   data: T;
@@ -11,36 +11,6 @@ export interface ParseResult<T> {
 export function dividendRate(desc: string): number | null {
   const m = /@\s*(?:Rs\.?|INR|₹)?\s*([\d,]*\.?\d+)/i.exec(desc);
   return m ? Number(m[1].replace(/,/g, '')) : null;
-}
-
-/**
- * Transaction type from description and signed units (REAL-WORLD.md section 4):
- * dividend text -> reinvest (units) or payout; no units -> stamp duty / TDS / STT by keyword,
- * else MISC; zero units -> UNKNOWN; positive units -> segregation / merger / switch-in / SIP /
- * purchase; negative units -> reversal / merger / switch-out / redemption.
- */
-export function classifyTransaction(desc: string, units: number | null): TransactionType {
-  const d = desc.toLowerCase();
-  const isDividend = /\b(idcw|dividend|div)\b/.test(d) && (/@/.test(d) || /(paid|payout|reinvest|declared|sweep)/.test(d));
-  if (isDividend) return (units !== null && units > 0) || /reinvest/.test(d) ? 'DIVIDEND_REINVEST' : 'DIVIDEND_PAYOUT';
-  if (units === null) {
-    if (/stamp\s*duty/.test(d)) return 'STAMP_DUTY_TAX';
-    if (/\btds\b/.test(d)) return 'TDS_TAX';
-    if (/\bstt\b/.test(d)) return 'STT_TAX';
-    return 'MISC';
-  }
-  if (units === 0) return 'UNKNOWN';
-  if (units > 0) {
-    if (/segregat/.test(d)) return 'SEGREGATION';
-    if (/merger/.test(d)) return 'SWITCH_IN_MERGER';
-    if (/switch[\s-]*in\b|switch.*\bfrom\b|\bstp\s*in\b|transfer[\s-]*in/.test(d)) return 'SWITCH_IN';
-    if (/\bsip\b|systematic|instal/.test(d)) return 'PURCHASE_SIP';
-    return 'PURCHASE';
-  }
-  if (/reversal|reject|dishono|insufficient\s*balance|payment\s*not\s*received|returned/.test(d)) return 'REVERSAL';
-  if (/merger/.test(d)) return 'SWITCH_OUT_MERGER';
-  if (/switch[\s-]*out|switch.*\bto\b|\bstp\s*out\b|transfer[\s-]*out/.test(d)) return 'SWITCH_OUT';
-  return 'REDEMPTION';
 }
 
 /** Scheme type from its name: Other (FoF/ETF/gold/overseas) > Hybrid > Debt > Equity > Other. */
