@@ -53,8 +53,9 @@ describe('batches and files', () => {
     const missing = path.join(dir, 'nope.pdf');
     const r = await cas(['parse', path.join(dir, 'a.pdf'), missing, '--json'], { env: { CAS_PDF_PASSWORD: PAN } });
     expect(r.exitCode).toBe(ExitCode.NOT_FOUND);
-    const line = r.stderr.split('\n').find((l) => l.includes('nope.pdf: no such file'));
-    expect(line).toBe(`cas: ${missing}: no such file`);
+    const line = r.stderr.split('\n').find((l) => l.includes('no such file'))!;
+    expect(line).toMatch(/^cas: /);
+    expect(line.split(missing)).toHaveLength(2);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
   });
 

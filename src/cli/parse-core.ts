@@ -181,6 +181,11 @@ export function defaultJobs(): number {
   return cores();
 }
 
+/** A file's failure as one line that names the file once (a message from the reader may name it already). */
+export function fileMessage(file: string, msg: string): string {
+  return msg.includes(file) ? msg : `${file}: ${msg}`;
+}
+
 /**
  * A document printed as one line of several (a batch, `--parse` after a fetch): `source_file` first,
  * naming the file it came from (`stdin` for standard input), then the document itself.
@@ -201,7 +206,7 @@ export async function parseSaved(files: string[], plan: PasswordPlan, write: (te
     if (o.ok) docs.push(`${JSON.stringify(withSource(file, o.result!.data))}\n`);
     else {
       failed++;
-      process.stderr.write(`cas: ${file}: ${o.error?.message}\n`);
+      process.stderr.write(`cas: ${fileMessage(file, o.error?.message ?? 'failed')}\n`);
     }
   }
   await write(docs.join(''));

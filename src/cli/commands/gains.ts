@@ -10,7 +10,7 @@ import type { ParsedStatement } from '../../schema/index.js';
 import type { CommandInput, Handler } from '../command.js';
 import { passwordPlan } from '../passwords.js';
 import type { gainsSpec } from '../definitions/gains.js';
-import { expandInputs, parseOne } from '../parse-core.js';
+import { expandInputs, fileMessage, parseOne } from '../parse-core.js';
 import { isStatement } from '../render-statement.js';
 
 /** --scheme-types and --fmv: small files read like every named file (io.ts); a missing one is a usage error here. */
@@ -51,7 +51,7 @@ export const run: Handler<CommandInput<typeof gainsSpec>> = async (ctx, flags) =
     if (!o.ok || !o.result) {
       failed++;
       exitCode = outcomeExitCode(o.error);
-      process.stderr.write(`${chalk.red('cas:')} ${f}: ${o.error?.message ?? 'failed'}\n`);
+      process.stderr.write(`${chalk.red('cas:')} ${fileMessage(f, o.error?.message ?? 'failed')}\n`);
       continue;
     }
     for (const w of o.result.warnings ?? []) ctx.warn(`${f}: ${w.message}`);

@@ -22,6 +22,7 @@ import {
   parseMany,
   parseOne,
   withSource,
+  fileMessage,
   type FileOutcome,
   type PasswordPlan,
 } from '../parse-core.js';
@@ -159,7 +160,7 @@ export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 
       let msg = o.error?.message ?? 'failed';
       if (isPasswordError(o) && !ctx.interactive)
         msg += ctx.opts.input === false ? ' (--no-input: no prompt)' : ' (no terminal to prompt on)';
-      process.stderr.write(`${chalk.red('cas:')} ${label}: ${msg}\n`);
+      process.stderr.write(`${chalk.red('cas:')} ${fileMessage(label, msg)}\n`);
       continue;
     }
     if (mode === 'smart' && o.detection && !ctx.opts.quiet) {
