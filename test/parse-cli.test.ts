@@ -240,7 +240,7 @@ describe('cas parse and cas smart', () => {
     const hl = h.stdout.split('\n');
     expect(hl[0]).toBe('file,account_kind,account,provider,isin,name,type,units,nav,value,cost');
     expect(hl).toContain(
-      `${fixture('registrar/cams-detailed-plain.pdf')},mutual_fund,1234567 / 89,HDFC Mutual Fund,INF179K01UT0,HDFC Flexi Cap Fund - Direct Plan - Growth Option,Equity,${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].units},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].nav},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].value},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].cost}`,
+      `${fixture('registrar/cams-detailed-plain.pdf')},mutual_fund,1234567 / 89,HDFC Mutual Fund,INF179K01UT0,HDFC Flexi Cap Fund - Direct Plan - Growth Option,equity,${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].units},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].nav},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].value},${(expectedJson('expected/registrar-detailed.json') as any).mutual_funds[0].schemes[0].cost}`,
     );
     const t = await cas(['parse', '--csv', 'transactions', fixture('registrar/cams-detailed-plain.pdf')]);
     const tl = t.stdout.trim().split('\n');
