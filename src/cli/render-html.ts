@@ -427,6 +427,15 @@ export function renderHtmlReport(items: ReportItem[]): string {
     items.length > 1
       ? `<nav aria-label="Statements"><ul>${items.map((i, k) => `<li><a href="#s${k + 1}">${esc(i.file)}</a></li>`).join('')}</ul></nav>`
       : '';
+  return page(
+    title,
+    `${items.length} ${items.length === 1 ? 'document' : 'documents'}, read by cas. Every figure comes from the PDF; this page loads nothing from the network.`,
+    `${nav}\n${sections.join('\n')}`,
+  );
+}
+
+/** The one page frame (head, CSP, style, title and subtitle) around a report's body. */
+function page(title: string, sub: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -441,9 +450,8 @@ export function renderHtmlReport(items: ReportItem[]): string {
 <body>
 <main>
 <h1>${esc(title)}</h1>
-<p class="sub">${items.length} ${items.length === 1 ? 'document' : 'documents'}, read by cas. Every figure comes from the PDF; this page loads nothing from the network.</p>
-${nav}
-${sections.join('\n')}
+<p class="sub">${sub}</p>
+${body}
 </main>
 </body>
 </html>
@@ -567,24 +575,9 @@ export function renderPortfolioHtml(p: Portfolio): string {
       : []),
     ...(notes.length ? ['<h3>To check</h3>', `<ul class="notes">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`] : []),
   ];
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="referrer" content="no-referrer">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="cas">
-<title>${esc(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-<h1>${esc(title)}</h1>
-<p class="sub">${p.sources.length} ${p.sources.length === 1 ? 'statement' : 'statements'} merged by cas portfolio. Every figure comes from the PDFs; this page loads nothing from the network.</p>
-${section('Portfolio', 'portfolio', 'portfolio', parts)}
-</main>
-</body>
-</html>
-`;
+  return page(
+    title,
+    `${p.sources.length} ${p.sources.length === 1 ? 'statement' : 'statements'} merged by cas portfolio. Every figure comes from the PDFs; this page loads nothing from the network.`,
+    section('Portfolio', 'portfolio', 'portfolio', parts),
+  );
 }
