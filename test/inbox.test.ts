@@ -158,7 +158,10 @@ describe.skipIf(dovecot.skip)(`connect -> status -> cas -> disconnect -> cas thr
     const out = path.join(dir, 'out');
     const d = await cas(['inbox', 'download', '--from', '2026-03-14', '--to', '2026-03-16', '--out-dir', out, '--parse'], { env });
     expect(d.exitCode, d.stderr).toBe(0);
-    expect(JSON.parse(d.stdout)).toEqual(expectedJson('expected/depository_a.json'));
+    // The line names the saved file first (source_file), then the document.
+    const { source_file, ...doc } = JSON.parse(d.stdout) as { source_file: string };
+    expect(path.dirname(source_file)).toBe(out);
+    expect(doc).toEqual(expectedJson('expected/depository_a.json'));
     const x = await cas(['inbox', 'disconnect', '--json'], { env });
     expect(x.exitCode).toBe(0);
     const again = await cas(['inbox', 'list', '--json'], { env });

@@ -225,9 +225,13 @@ describe('CLI retrieval', () => {
     const env = { CAS_API_KEY: key, CAS_BASE_URL: srv.url, CAS_PDF_PASSWORD: 'ABCPM1234K' };
     const a = await cas(['fetch', '--pan', START.pan, '--bo-id', START.bo_id, '--dob', START.dob], { env });
     const session = JSON.parse(a.stdout) as { session_id: string };
-    const b = await cas(['verify-otp', session.session_id, '--otp', '654321', '--periods', '1', '--out-dir', tmpDir(), '--parse'], { env });
+    const out = tmpDir();
+    const b = await cas(['verify-otp', session.session_id, '--otp', '654321', '--periods', '1', '--out-dir', out, '--parse'], { env });
     expect(b.exitCode, b.stderr).toBe(0);
-    expect(JSON.parse(b.stdout)).toEqual(expectedJson('expected/depository_a.json'));
+    // The line names the saved file first (source_file), then the document.
+    const { source_file, ...doc } = JSON.parse(b.stdout) as { source_file: string };
+    expect(path.dirname(source_file)).toBe(out);
+    expect(doc).toEqual(expectedJson('expected/depository_a.json'));
   });
 
   it('interactive on a terminal: a wrong OTP, then the right one; the PDFs land in the folder and parse', async () => {

@@ -256,7 +256,9 @@ describe('usage log (18.12)', () => {
 
     const credits = await dbRows(dataDir, "SELECT requests FROM usage_log WHERE feature = 'credits' AND request_id != 'req_recent'");
     const parses = await dbRows(dataDir, "SELECT status_code, credits_milli, requests FROM usage_log WHERE feature = 'parse' ORDER BY id");
-    expect(credits).toEqual([{ requests: 6 }]);
+    // One row per clock minute: the six calls share one (two when they straddle a minute's end).
+    expect(credits.length).toBeLessThanOrEqual(2);
+    expect(credits.reduce((n, r) => n + Number(r.requests), 0)).toBe(6);
     expect(parses).toEqual([
       { status_code: 200, credits_milli: 1000, requests: 1 },
       { status_code: 200, credits_milli: 1000, requests: 1 },
@@ -328,9 +330,10 @@ describe('uploads in flight (18.7)', () => {
 
 describe('usage-log growth and failed parses (32.5, 32.7a)', () => {
   it('300 malformed requests to a billed endpoint share a usage row (per key, path, status and minute), still counted one by one', async () => {
-    const s = await serve();
+    // Ten at once: upload caps and a rate limit above that, since what is measured is the log, not the limiters.
+    const s = await serve(undefined, [], { CAS_MAX_UPLOADS: '16', CAS_MAX_UPLOADS_PER_KEY: '16' });
     open.push(s);
-    const key = await newKey(s.dataDir, ['--credits', '5']);
+    const key = await newKey(s.dataDir, ['--credits', '5', '--rate', '1000/min']);
     for (let round = 0; round < 30; round++) {
       const answers = await Promise.all(
         Array.from({ length: 10 }, () => post(s.url, '/v4/smart/parse', { key, json: { pdf_file: 12345 } })),

@@ -223,6 +223,11 @@ export const MIGRATIONS: string[] = [
    );
    INSERT INTO inbound_messages (inbound_email_id, message_id, received_at)
      SELECT inbound_email_id, message_id, MIN(received_at) FROM inbound_files GROUP BY inbound_email_id, message_id;`,
+  // 12: the free calls of one key, feature, path, status and instance in one clock minute are one row,
+  // found by a unique key and counted with one upsert (concurrent calls on PostgreSQL no longer each
+  // insert a row of their own after finding none).
+  `ALTER TABLE usage_log ADD COLUMN bucket TEXT;
+   CREATE UNIQUE INDEX usage_log_free_bucket ON usage_log(key_id, feature, path, status_code, instance_id, bucket) WHERE bucket IS NOT NULL;`,
 ];
 
 /** The PostgreSQL form of a migration: SQLite's integer row ids become identity columns, integers 64-bit. */

@@ -132,9 +132,10 @@ export async function balance(db: Queries, keyId: number): Promise<{ remaining: 
 
 /**
  * Log a call. A call that is charged nothing (a free feature, or a billed one refused, failed and
- * refunded) joins the row of the same key, feature, path, status and instance begun less than a
- * minute earlier (that row's `requests` count), so no key can grow the log one row per request; the
- * row keeps its first call's request id and time. Each charged call is a row of its own.
+ * refunded) is counted on the row of the same key, feature, path, status and instance for the same
+ * clock minute (its `requests` count): one upsert on a unique key, so no key can grow the log one row
+ * per request, even with many calls at once on several connections; the row keeps its first call's
+ * request id and time. Each charged call is a row of its own.
  */
 export async function logUsage(
   db: Queries,
@@ -150,20 +151,22 @@ export async function logUsage(
   },
 ): Promise<void> {
   const milli = toMilli(e.credits);
-  const now = new Date();
+  const now = new Date().toISOString();
   if (!milli) {
-    const since = new Date(now.getTime() - 60_000).toISOString();
-    // Each instance joins its own row, so instances never wait on one another's row lock.
-    const joined = await db.run(
-      'UPDATE usage_log SET requests = requests + 1 WHERE id = (SELECT id FROM usage_log WHERE key_id = ? AND timestamp >= ? AND feature = ? AND path = ? AND status_code = ? AND credits_milli = 0 AND instance_id = ? ORDER BY id DESC LIMIT 1)',
+    // Each instance counts on its own row, so instances never wait on one another's row lock.
+    await db.run(
+      'INSERT INTO usage_log (key_id, request_id, feature, path, status_code, credits_milli, timestamp, instance_id, bucket) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?) ' +
+        'ON CONFLICT (key_id, feature, path, status_code, instance_id, bucket) WHERE bucket IS NOT NULL DO UPDATE SET requests = usage_log.requests + 1',
       e.keyId,
-      since,
+      e.requestId,
       e.feature,
       e.path,
       e.status,
+      now,
       e.instanceId,
+      now.slice(0, 16),
     );
-    if (joined) return;
+    return;
   }
   await db.run(
     'INSERT INTO usage_log (key_id, request_id, feature, path, status_code, credits_milli, timestamp, instance_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -173,7 +176,7 @@ export async function logUsage(
     e.path,
     e.status,
     milli,
-    now.toISOString(),
+    now,
     e.instanceId,
   );
 }
