@@ -217,8 +217,17 @@ describe.skipIf(postgres.skip)(`two cas serve instances on one PostgreSQL databa
       status_code: number;
     }[];
     const parses = logs.filter((l) => l.feature === 'parse');
-    expect(parses).toHaveLength(400);
+    // Each charged call is a row; the 250 refused ones are counted on one row per instance and minute
+    // (so a key cannot grow the log one row per request), and the summary counts all 400.
     expect(parses.filter((l) => l.credits > 0)).toHaveLength(150);
+    const refusedRows = parses.filter((l) => l.credits === 0);
+    expect(refusedRows.every((l) => l.status_code === 402)).toBe(true);
+    expect(refusedRows.length).toBeGreaterThanOrEqual(1);
+    expect(refusedRows.length).toBeLessThanOrEqual(4);
+    const summary = (await post(a.url, '/v1/usage/summary', { key: k.key, json: {} })).body.summary as {
+      by_feature: { feature: string; requests: number; credits: number }[];
+    };
+    expect(summary.by_feature.find((f) => f.feature === 'parse')).toMatchObject({ requests: 400, credits: 150 });
     expect(parses.filter((l) => l.credits > 0).every((l) => l.credits === 1 && l.status_code === 200)).toBe(true);
     // And in the database itself: 150 charged rows, no reservation left, nothing overdrawn.
     const [row] = await sql<{ charged: string; held: string; credits: string }>(
