@@ -371,6 +371,8 @@ interface Load {
   rps: number;
   p99: number;
   non2xx: number;
+  /** The status codes answered (autocannon's statusCodeStats), to name what a failed run got. */
+  codes?: string;
   errors: number;
   /** Requests answered in the run. */
   total: number;
@@ -412,7 +414,16 @@ async function startServer(engine: Engine, o: { name?: string; store?: Store; ke
   const probeFile = path.join(SCRATCH, `probe-serve-${name}.txt`);
   rmSync(probeFile, { force: true });
   const proc = spawn(NODE, ['--import', PROBE, BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...store.args], {
-    env: env({ CAS_PDF_ENGINE: engine, CAS_BENCH_PROBE: probeFile, ...store.env }),
+    // Throughput is measured, not the per-key guards: the upload caps and the failed-parse and body-rate limits are lifted.
+    env: env({
+      CAS_PDF_ENGINE: engine,
+      CAS_BENCH_PROBE: probeFile,
+      CAS_MAX_UPLOADS: '64',
+      CAS_MAX_UPLOADS_PER_KEY: '64',
+      CAS_MAX_FAILED_PARSES: '0',
+      CAS_BODY_MIN_RATE: '0',
+      ...store.env,
+    }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
@@ -459,6 +470,7 @@ async function load(url: string, key: string, opts: { connections: number; durat
     non2xx: res.non2xx,
     errors: res.errors + res.timeouts,
     total: res.requests.total,
+    codes: Object.keys(res.statusCodeStats ?? {}).join(','),
   };
 }
 
@@ -558,6 +570,7 @@ async function measure(
     rps: runs.reduce((n, r) => n + r.rps, 0),
     p99: Math.max(...runs.map((r) => r.p99)),
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    codes: [...new Set(runs.flatMap((r) => (r.codes ? r.codes.split(',') : [])))].join(','),
     errors: runs.reduce((n, r) => n + r.errors, 0),
     total,
     cpu_ms_per_request: { cas: used[0] / total, postgres: postmaster ? used[1] / total : null, client: used[2] / total },
@@ -620,7 +633,8 @@ async function postgresSection(): Promise<void> {
       await measure(servers, route, { connections, duration: QUICK ? 1 : 2, body: payload }, null);
       for (const [name, set, pm] of setups) {
         const f = await measure([...set], route, { connections, duration: seconds, body: payload }, pm);
-        if (f.non2xx || f.errors) throw new Error(`${name}: ${route} load run: ${f.non2xx} non-2xx answers, ${f.errors} errors`);
+        if (f.non2xx || f.errors)
+          throw new Error(`${name}: ${route} load run: ${f.non2xx} non-2xx answers (status ${f.codes}), ${f.errors} errors`);
         figures[name][kind] = f;
       }
     }
