@@ -37,6 +37,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two test files at a time (vitest's default is one less than the cores: 1 on CI's 2-core machine).
+    // Most files wait on child processes and servers, so two share the cores well; the suite must pass
+    // on a busy machine anyway. CAS_TEST_WORKERS sets another number (1 runs the files one by one).
+    maxWorkers: Number(process.env.CAS_TEST_WORKERS ?? 2),
     reporters: ['default'],
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'], exclude: [MISSING] } },

@@ -42,6 +42,30 @@ mkdir -p "$work/global/lib" "$work/global/bin"
 export PATH="$work/global/bin:$PATH" CAS_CONFIG_DIR="$work/config"
 unset CAS_API_KEY CAS_BASE_URL CAS_PDF_PASSWORD
 
+# better-sqlite3's binary: CI's own `npm ci` has just built it (this machine reaches the npm registry
+# but not GitHub's release downloads, so prebuild-install falls back to a 2-3 minute compile). The two
+# installs below (the clone's `npm ci`, the tarball's global install) would compile it twice more; a
+# user's machine with network downloads the prebuilt binary instead. Put that binary where
+# prebuild-install looks before it downloads (npm's cache, _prebuilds/, under the download's name), so
+# both installs take the download path. Skipped (a compile then) when the repository has no build.
+seed_prebuild() {
+  local mod="$root/node_modules/better-sqlite3"
+  [ -f "$mod/build/Release/better_sqlite3.node" ] && [ -d "$root/node_modules/prebuild-install" ] || return 0
+  local dest
+  dest=$(cd "$mod" && node -e '
+const path = require("path"), root = process.argv[1];
+const pkg = require(path.join(root, "node_modules/better-sqlite3/package.json"));
+const rc = require(path.join(root, "node_modules/prebuild-install/rc"))(pkg);
+const util = require(path.join(root, "node_modules/prebuild-install/util"));
+console.log(util.cachedPrebuild(util.getDownloadUrl(Object.assign({}, rc, { pkg }))));
+' "$root") || return 0
+  [ -n "$dest" ] || return 0
+  mkdir -p "$(dirname "$dest")"
+  [ -f "$dest" ] || tar -C "$mod" -czf "$dest" build/Release/better_sqlite3.node
+  step "better-sqlite3's binary cached for prebuild-install at $dest"
+}
+seed_prebuild
+
 step "copying the repository's files (what a clone has) to $work/clone"
 mkdir -p "$work/clone"
 cd "$root"

@@ -1,6 +1,7 @@
 /**
- * The layout property suite (issue 16): each family x renderer, LAYOUT_SEEDS seeds (default 100),
- * each parse equal to its expected JSON in every field. A failing seed names itself and keeps its
+ * The layout property suite (issue 16): each family x renderer, each parse equal to its expected JSON
+ * in every field: LAYOUT_SEEDS seeds per renderer (default 100; LAYOUT_SEEDS_CHROMIUM overrides it
+ * for Chromium, whose print costs several pdfkit renders). A failing seed names itself and keeps its
  * PDF under test-output/layouts/ (see test/layouts/harness.ts). More seeds, or one:
  * `npm run test:layouts -- --seeds 1000`, `npm run test:layouts -- --family ID --renderer R --seed K`.
  */
@@ -8,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { describeFailure, loadFamilies, RENDERERS, runFamily } from './layouts/harness.js';
 import { needs } from './tools.js';
 
-const SEEDS = Number(process.env.LAYOUT_SEEDS ?? 100);
+const SEEDS = { pdfkit: Number(process.env.LAYOUT_SEEDS ?? 100), chromium: Number(process.env.LAYOUT_SEEDS_CHROMIUM ?? process.env.LAYOUT_SEEDS ?? 100) };
 const families = await loadFamilies();
 const chromium = needs('chromium');
 
@@ -22,14 +23,15 @@ describe('layout property suite', () => {
   for (const family of families) {
     for (const renderer of RENDERERS) {
       const skip = renderer === 'chromium' && chromium.skip;
+      const n = SEEDS[renderer];
       it.skipIf(skip)(
-        `${family.id} / ${renderer}: ${SEEDS} seeds parse to their expected JSON${skip ? chromium.note : ''}`,
+        `${family.id} / ${renderer}: ${n} seeds parse to their expected JSON${skip ? chromium.note : ''}`,
         async () => {
-          const seeds = Array.from({ length: SEEDS }, (_, i) => i + 1);
+          const seeds = Array.from({ length: n }, (_, i) => i + 1);
           const results = await runFamily(family, renderer, { seeds });
-          expect(results).toHaveLength(SEEDS);
+          expect(results).toHaveLength(n);
           const failed = results.filter((r) => !r.ok);
-          expect(failed.map(describeFailure).join('\n\n'), `${failed.length} of ${SEEDS} seeds failed`).toBe('');
+          expect(failed.map(describeFailure).join('\n\n'), `${failed.length} of ${n} seeds failed`).toBe('');
         },
         30 * 60_000,
       );

@@ -10,7 +10,7 @@
  * the same with n = 3000.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,6 +18,8 @@ import { anatomy, mutate, rng, type Anatomy, type MutationKind } from './mutate.
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURES = path.join(ROOT, 'fixtures');
+/** GNU time (Debian package time), for the `cas parse` batches' peak RSS. */
+const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 
 export interface FuzzOptions {
   /** Mutants through the library (the pool). */
@@ -42,6 +44,8 @@ export interface FuzzSummary {
   unexpected: number;
   rejectionsCaughtInWorkers: number;
   slowestMs: number;
+  /** Peak resident memory (KB) of this process (the library run and its worker threads), and of the largest `cas parse` batch process (GNU time; null without it). */
+  peakRssKb: { library: number; cli: number | null };
   outcomes: Record<string, number>;
   problems: string[];
   line: string;
@@ -101,6 +105,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
     unexpected: 0,
     rejectionsCaughtInWorkers: 0,
     slowestMs: 0,
+    peakRssKb: { library: 0, cli: null },
     outcomes: {},
     problems: [],
     line: '',
@@ -148,6 +153,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
     await Promise.all(Array.from({ length: jobs }, lane));
     s.rejectionsCaughtInWorkers = pool.stats.rejectionsCaught;
     await pool.close();
+    s.peakRssKb.library = process.resourceUsage().maxRSS;
 
     // 2. The built `cas parse`: batches of files in a folder, --jobs, --out-dir.
     const batch = opts.batch ?? 100;
@@ -174,9 +180,12 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
           NO_COLOR: '1',
         };
         const allowed = Math.ceil(names.length / jobs) * budgetMs + 10_000;
+        const argv = ['node', path.join(ROOT, 'bin/cas.js'), 'parse', path.join(dir, 'in'), '--jobs', String(jobs), '--out-dir', path.join(dir, 'out')];
+        // GNU time writes the batch process's peak RSS to a file (stderr stays the CLI's own).
+        if (GNU_TIME) argv.unshift(GNU_TIME, '-f', '%M', '-o', path.join(dir, 'rss'));
         execFile(
-          'node',
-          [path.join(ROOT, 'bin/cas.js'), 'parse', path.join(dir, 'in'), '--jobs', String(jobs), '--out-dir', path.join(dir, 'out')],
+          argv[0]!,
+          argv.slice(1),
           { env, timeout: allowed, maxBuffer: 64 * 1024 * 1024 },
           (err, _out, stderr) => {
             const e = err as (Error & { code?: number; signal?: string; killed?: boolean }) | null;
@@ -186,6 +195,10 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
       });
       const ms = performance.now() - start;
       s.cli += names.length;
+      if (GNU_TIME && existsSync(path.join(dir, 'rss'))) {
+        const kb = Number(readFileSync(path.join(dir, 'rss'), 'utf8').trim().split('\n').at(-1));
+        if (Number.isFinite(kb)) s.peakRssKb.cli = Math.max(s.peakRssKb.cli ?? 0, kb);
+      }
       const what = `cas parse batch ${b} (${names.length} files)`;
       if (r.signal || r.code === null) {
         s.hangs++;
@@ -215,7 +228,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
         if (f[1] === 'Unexpected') s.unexpected++;
         if (f[1] === 'WorkerCrashed') s.crashes++;
       }
-      const errors = lines.filter((l) => l.startsWith('error: ')).length;
+      const errors = lines.filter((l) => /^(cas|error): /.test(l)).length;
       if (errors !== names.length - okN) problem(`${what}: ${errors} error lines for ${names.length - okN} failures`);
       if (r.code === 1 && !/\((Unexpected|WorkerCrashed|NotReadable)\)/.test(summary)) {
         // Mixed exit codes answer 1; that is fine only when the files' own codes differ.
@@ -233,7 +246,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
     .sort((a, b) => b[1] - a[1])
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
-  s.line = `fuzz seed ${seed}: ${s.library + s.cli} mutants of ${s.sources} fixtures (library ${s.library}, cas parse ${s.cli}) in ${secs} s: ${s.hangs} hangs, ${s.crashes} crashes, ${s.unhandledRejections} unhandled rejections, ${s.unexpected} Unexpected; slowest library answer ${s.slowestMs.toFixed(0)} ms (budget ${budgetMs}); ${s.rejectionsCaughtInWorkers} engine rejections caught in workers; outcomes: ${outcomes}`;
+  s.line = `fuzz seed ${seed}: ${s.library + s.cli} mutants of ${s.sources} fixtures (library ${s.library}, cas parse ${s.cli}) in ${secs} s: ${s.hangs} hangs, ${s.crashes} crashes, ${s.unhandledRejections} unhandled rejections, ${s.unexpected} Unexpected; slowest library answer ${s.slowestMs.toFixed(0)} ms (budget ${budgetMs}); peak RSS ${s.peakRssKb.library} KB (library process), ${s.peakRssKb.cli === null ? 'n/a (no GNU time)' : `${s.peakRssKb.cli} KB`} (largest cas parse batch); ${s.rejectionsCaughtInWorkers} engine rejections caught in workers; outcomes: ${outcomes}`;
   return s;
 }
 

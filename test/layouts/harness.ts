@@ -122,7 +122,8 @@ export async function runFamily(family: LayoutFamily, renderer: Renderer, o: Run
     const cases = new Map<number, LayoutCase>();
     const results: SeedResult[] = [];
     const byPassword = new Map<string, string[]>();
-    for (const seed of o.seeds) {
+    // Chromium prints several seeds at once (each in its own tab); results keep the seeds' order.
+    const rendered = await mapLimit(o.seeds, renderer === 'chromium' ? 3 : 1, async (seed) => {
       let c: LayoutCase;
       let pdf: Buffer;
       try {
@@ -139,16 +140,24 @@ export async function runFamily(family: LayoutFamily, renderer: Renderer, o: Run
           pdf = c.pdf;
         }
       } catch (err) {
-        results.push({
+        const failed: SeedResult = {
           family: family.id,
           renderer,
           seed,
           ok: false,
           problems: [`rendering failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`],
           axes: {},
-        });
+        };
+        return { seed, failed };
+      }
+      return { seed, c, pdf };
+    });
+    for (const r of rendered) {
+      if ('failed' in r) {
+        results.push(r.failed!);
         continue;
       }
+      const { seed, c, pdf } = r as { seed: number; c: LayoutCase; pdf: Buffer };
       cases.set(seed, c);
       const file = path.join(work, `${family.id}-${renderer}-${seed}.pdf`);
       writeFileSync(file, pdf);
@@ -180,9 +189,9 @@ export async function runFamily(family: LayoutFamily, renderer: Renderer, o: Run
       if (password) env.CAS_PDF_PASSWORD = password;
       else delete env.CAS_PDF_PASSWORD;
       const r = await execa('node', args, { reject: false, env, extendEnv: false, stdin: 'ignore' });
-      // Failures are reported on stderr as `error: FILE: message`.
+      // Failures are reported on stderr as `cas: FILE: message`.
       for (const line of String(r.stderr).split('\n')) {
-        const m = /^error: (.+?\.pdf): (.*)$/.exec(line);
+        const m = /^(?:cas|error): (.+?\.pdf): (.*)$/.exec(line);
         if (m) errors.set(path.basename(m[1]), m[2]);
       }
     }
@@ -234,4 +243,18 @@ export function describeFailure(r: SeedResult): string {
   ]
     .filter(Boolean)
     .join('\n');
+}
+
+/** Run `fn` over `items` with at most `limit` calls in flight; the answers keep the items' order. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
 }

@@ -9,7 +9,7 @@ import type { ParsedStatement } from '../../schema/index.js';
 import type { CommandInput, Handler, Result } from '../command.js';
 import { passwordPlan } from '../passwords.js';
 import type { portfolioSpec } from '../definitions/portfolio.js';
-import { defaultJobs, expandInputs, parseMany } from '../parse-core.js';
+import { defaultJobs, expandInputs, fileMessage, parseMany } from '../parse-core.js';
 import { isStatement } from '../render-statement.js';
 
 export const run: Handler<CommandInput<typeof portfolioSpec>> = async (ctx, flags) => {
@@ -30,12 +30,12 @@ export const run: Handler<CommandInput<typeof portfolioSpec>> = async (ctx, flag
   for (const o of outcomes) {
     if (!o.ok || !o.result) {
       failed.push({ file: o.file, code: outcomeExitCode(o.error), message: o.error?.message ?? 'failed' });
-      process.stderr.write(`${chalk.red('error:')} ${o.file}: ${o.error?.message ?? 'failed'}; left out of the portfolio\n`);
+      process.stderr.write(`${chalk.red('cas:')} ${fileMessage(o.file, o.error?.message ?? 'failed')}; left out of the portfolio\n`);
       continue;
     }
     if (!isStatement(o.result.data)) {
       failed.push({ file: o.file, code: ExitCode.DOCUMENT, message: 'a contract note, not a statement' });
-      process.stderr.write(`${chalk.red('error:')} ${o.file}: a contract note, not a statement; left out of the portfolio\n`);
+      process.stderr.write(`${chalk.red('cas:')} ${o.file}: a contract note, not a statement; left out of the portfolio\n`);
       continue;
     }
     for (const w of o.result.warnings ?? []) ctx.warn(`${o.file}: ${w.message}`);
