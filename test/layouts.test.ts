@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { describeFailure, loadFamilies, RENDERERS, runFamily } from './layouts/harness.js';
 import { needs } from './tools.js';
 
-const SEEDS = { pdfkit: Number(process.env.LAYOUT_SEEDS ?? 100), chromium: Number(process.env.LAYOUT_SEEDS_CHROMIUM ?? process.env.LAYOUT_SEEDS ?? 100) };
+const SEEDS = {
+  pdfkit: Number(process.env.LAYOUT_SEEDS ?? 100),
+  chromium: Number(process.env.LAYOUT_SEEDS_CHROMIUM ?? process.env.LAYOUT_SEEDS ?? 100),
+};
 const families = await loadFamilies();
 const chromium = needs('chromium');
 

@@ -180,18 +180,22 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
           NO_COLOR: '1',
         };
         const allowed = Math.ceil(names.length / jobs) * budgetMs + 10_000;
-        const argv = ['node', path.join(ROOT, 'bin/cas.js'), 'parse', path.join(dir, 'in'), '--jobs', String(jobs), '--out-dir', path.join(dir, 'out')];
+        const argv = [
+          'node',
+          path.join(ROOT, 'bin/cas.js'),
+          'parse',
+          path.join(dir, 'in'),
+          '--jobs',
+          String(jobs),
+          '--out-dir',
+          path.join(dir, 'out'),
+        ];
         // GNU time writes the batch process's peak RSS to a file (stderr stays the CLI's own).
         if (GNU_TIME) argv.unshift(GNU_TIME, '-f', '%M', '-o', path.join(dir, 'rss'));
-        execFile(
-          argv[0]!,
-          argv.slice(1),
-          { env, timeout: allowed, maxBuffer: 64 * 1024 * 1024 },
-          (err, _out, stderr) => {
-            const e = err as (Error & { code?: number; signal?: string; killed?: boolean }) | null;
-            resolve({ code: e ? (typeof e.code === 'number' ? e.code : null) : 0, signal: e?.signal ?? null, stderr: String(stderr) });
-          },
-        );
+        execFile(argv[0]!, argv.slice(1), { env, timeout: allowed, maxBuffer: 64 * 1024 * 1024 }, (err, _out, stderr) => {
+          const e = err as (Error & { code?: number; signal?: string; killed?: boolean }) | null;
+          resolve({ code: e ? (typeof e.code === 'number' ? e.code : null) : 0, signal: e?.signal ?? null, stderr: String(stderr) });
+        });
       });
       const ms = performance.now() - start;
       s.cli += names.length;
