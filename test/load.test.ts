@@ -463,7 +463,8 @@ describe('load: 200 concurrent mixed requests, a SIGKILL and restart mid-run', (
     const reqs = requests();
     expect(reqs).toHaveLength(200);
     const t0 = performance.now();
-    const policy: RetryPolicy = { attemptMs: 45_000, deadline: t0 + 75_000, maxLost: 10, killing };
+    // Upper bounds for a very busy machine (issue 33), not speed targets: an idle run answers in seconds.
+    const policy: RetryPolicy = { attemptMs: 120_000, deadline: t0 + 300_000, maxLost: 10, killing };
     let finished = 0;
     // The emails lead by half a second, so their statements reach the pool (and their webhooks the
     // receiver) before the parse requests queue up; everything is in flight together after that.
@@ -699,6 +700,6 @@ describe('load: 200 concurrent mixed requests, a SIGKILL and restart mid-run', (
     expect.soft(stderrBad, 'server stderr lines about unhandled rejections or uncaught exceptions').toEqual([]);
     expect.soft(unexpectedEnds, 'server processes that ended without the test asking (died, or passed the RSS watchdog)').toEqual([]);
     expect.soft(peakRss, `peak RSS of any server process (MB); the bomb inflates to 1024`).toBeLessThan(RSS_LIMIT_MB);
-    expect.soft(graceful.signal ?? null, 'a SIGTERM stop finishes by itself within 15 s').toBeNull();
-  }, 240_000);
+    expect.soft(graceful.signal ?? null, 'a SIGTERM stop finishes by itself within 60 s').toBeNull();
+  }, 600_000);
 });

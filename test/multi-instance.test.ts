@@ -148,7 +148,7 @@ async function mailTo(s: Served, to: string, n: number): Promise<void> {
 }
 
 /** Poll an async condition (a database read) until it holds. */
-async function until<T>(fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+async function until<T>(fn: () => Promise<T | undefined>, ms = 240_000): Promise<T> {
   const t0 = Date.now();
   for (;;) {
     const v = await fn();
@@ -158,7 +158,8 @@ async function until<T>(fn: () => Promise<T | undefined>, ms = 30_000): Promise<
   }
 }
 
-describe.skipIf(postgres.skip)(`two cas serve instances on one PostgreSQL database${note}`, () => {
+// Generous time limits (a busy machine slows every step; issue 33): only a hang reaches them.
+describe.skipIf(postgres.skip)(`two cas serve instances on one PostgreSQL database${note}`, { timeout: 300_000 }, () => {
   beforeAll(async () => {
     cluster = await startCluster();
     dbUrl = await cluster.createDatabase('cas_multi');
@@ -170,7 +171,7 @@ describe.skipIf(postgres.skip)(`two cas serve instances on one PostgreSQL databa
     // One after the other: the first runs the migrations.
     a = await instance('multi-a');
     b = await instance('multi-b');
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     for (const s of [a, b]) if (s && s.proc.exitCode === null && !s.proc.killed) s.proc.kill('SIGKILL');
@@ -257,7 +258,7 @@ describe.skipIf(postgres.skip)(`two cas serve instances on one PostgreSQL databa
     expect(Number(row.charged)).toBe(150);
     expect(Number(row.held)).toBe(0);
     expect(Number(row.credits)).toBe(0);
-  }, 180_000);
+  }, 300_000);
 
   it('b. an OTP session started on A is verified on B; verifying it again on A fails as used', async () => {
     const k = await createKey(10);
@@ -285,7 +286,7 @@ describe.skipIf(postgres.skip)(`two cas serve instances on one PostgreSQL databa
     console.log(
       `MULTI b: session ${id} started on A, verified on B (${ok.body.files.length} statements), again on A: ${again.status} ${again.body.msg}`,
     );
-  }, 60_000);
+  }, 300_000);
 
   it('c. webhooks held by A when it is SIGKILLed are delivered by B, each at least once, never two POSTs of one delivery at once', async () => {
     const k = await createKey(10);
@@ -322,7 +323,7 @@ describe.skipIf(postgres.skip)(`two cas serve instances on one PostgreSQL databa
     const killedAt = performance.now();
     hook.mode.hang = false;
     const ids = claims.map((c) => c.id);
-    await until(async () => ((await deliveries()).every((d) => d.status === 'delivered') ? true : undefined), 60_000);
+    await until(async () => ((await deliveries()).every((d) => d.status === 'delivered') ? true : undefined), 240_000);
     await waitFor(() => ids.every((id) => hook.seen.some((s) => s.id === id && s.answered !== null)) || undefined, 10_000);
 
     // No two POSTs of one delivery in flight at once: each ended before the next began.
@@ -353,7 +354,7 @@ describe.skipIf(postgres.skip)(`two cas serve instances on one PostgreSQL databa
     const dl = await fetch(`${b.url}${link.pathname}${link.search}`);
     expect(dl.status).toBe(200);
     expect(Buffer.from(await dl.arrayBuffer()).equals(CDSL)).toBe(true);
-  }, 120_000);
+  }, 300_000);
 
   it('d. SIGTERM: a parse still arriving gets its answer, the instance exits 0 promptly and leaves no heartbeat row', async () => {
     const k = await createKey(5);
@@ -411,5 +412,5 @@ describe.skipIf(postgres.skip)(`two cas serve instances on one PostgreSQL databa
     console.log(
       `MULTI d: SIGTERM during an upload: answered ${got.status}, exit ${end.exitCode} after ${stopMs} ms, heartbeat rows left ${beats.length}`,
     );
-  }, 60_000);
+  }, 300_000);
 });

@@ -39,11 +39,13 @@ describe('store start-up refusals (no PostgreSQL needed)', () => {
 
 const pgTool = needs('postgres');
 
-describe.skipIf(pgTool.skip)(`PostgreSQL store${pgTool.note}`, () => {
+// Generous time limits: each test starts PostgreSQL-backed instances and waits for outcomes (a busy
+// machine slows every step; issue 33), so only a hang reaches them.
+describe.skipIf(pgTool.skip)(`PostgreSQL store${pgTool.note}`, { timeout: 300_000 }, () => {
   let cluster: PgCluster;
   beforeAll(async () => {
     cluster = await startCluster();
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await cluster?.stop();
   });
@@ -102,23 +104,23 @@ describe.skipIf(pgTool.skip)(`PostgreSQL store${pgTool.note}`, () => {
       const pending = post(a.url, '/v4/registrar_a_registrar_b/parse', { key, json: { pdf_url: `http://127.0.0.1:${port}/x.pdf` } }).catch(
         () => null,
       );
+      // Waits for the outcome (the credit held), however busy the machine; the test's own timeout is the guard.
       let held = 5;
-      for (let i = 0; i < 50 && held === 5; i++) {
+      while (held === 5) {
         held = await remaining(b, key);
         if (held === 5) await new Promise((r) => setTimeout(r, 100));
       }
       expect(held).toBe(4);
       a.proc.kill('SIGKILL');
       await pending;
-      const t0 = Date.now();
+      // B is never restarted here: the credit can only come back through B's heartbeat (three missed
+      // beats of A's, then B's next beat), which is what this waits for.
       let back = 4;
-      while (back !== 5 && Date.now() - t0 < 15_000) {
+      while (back !== 5) {
         await new Promise((r) => setTimeout(r, 200));
         back = await remaining(b, key);
       }
       expect(back).toBe(5);
-      // Three beats of 300 ms, then B's next beat: within a few seconds, not at B's restart.
-      expect(Date.now() - t0).toBeLessThan(10_000);
       expect(b.log()).toMatch(/refunded the credits of 1 request that 1 stopped instance did not finish/);
     } finally {
       hang.closeAllConnections();

@@ -155,8 +155,8 @@ export async function smtpAnswer(port: number, mail: SendMailOptions, signal: Ab
     port,
     secure: false,
     ignoreTLS: true,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
+    connectionTimeout: 60_000,
+    greetingTimeout: 60_000,
     socketTimeout: 60_000,
   });
   const onAbort = (): void => t.close();

@@ -149,8 +149,8 @@ export class LoadServer {
       run.end = signal === 'SIGKILL' ? 'sigkill' : 'sigterm';
       proc.kill(signal);
     }
-    // A graceful stop that hangs is ended after 15 s (and shows as exit signal SIGKILL).
-    const guard = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+    // A graceful stop that hangs is ended after 60 s (and shows as exit signal SIGKILL): a hang guard.
+    const guard = setTimeout(() => proc.kill('SIGKILL'), 60_000);
     await proc;
     clearTimeout(guard);
     this.stopWatch();
