@@ -56,15 +56,20 @@ export function wordGroups(l: Line, gap: number): Word[][] {
 
 /**
  * Numbers printed into each other's columns with no space between them, where a sign mark shows
- * the seam: `(2,04,446.60)(501.714)`, `1,234.56(12.345)`, `(5.00)-1.25`. Each becomes its own word,
+ * the seam: `(2,04,446.60)(501.714)`, `1,234.56(12.345)`, `(5.00)-1.25`, `-12.40-1.028`. Each becomes its own word,
  * the extent shared out by characters. Digits glued to digits are left alone (no safe seam).
  */
 export function splitGluedNumbers(words: readonly Word[]): readonly Word[] {
   let out: Word[] | null = null;
   for (let i = 0; i < words.length; i++) {
     const w = words[i];
-    const parts = /\d[)(]|\)[-\d]/.test(w.text) ? w.text.split(/(?<=[\d)])(?=\()|(?<=\))(?=[-\d])/) : [w.text];
-    if (parts.length < 2 || !parts.every((p) => isNumber(p))) {
+    const parts = /\d[)(]|\)[-\d]|\d-\d/.test(w.text) ? w.text.split(/(?<=[\d)])(?=\()|(?<=\))(?=[-\d])|(?<=\d)(?=-\d)/) : [w.text];
+    // A minus glued after a digit is a seam only between two amounts with decimals (`-12.40-1.028`),
+    // never inside a date (`01-01-2024`).
+    const seamsOk = parts.every(
+      (p, k) => k === 0 || !/\d$/.test(parts[k - 1]) || !p.startsWith('-') || (p.includes('.') && parts[k - 1].includes('.')),
+    );
+    if (parts.length < 2 || !seamsOk || !parts.every((p) => isNumber(p))) {
       out?.push(w);
       continue;
     }
