@@ -11,7 +11,7 @@ import type { Line, Word } from '../../pdf/model.js';
 import { isNumber, parseNumber, round } from '../../pdf/numbers.js';
 import type { ContractNote } from '../../schema/index.js';
 import { normText } from '../common/labels.js';
-import { alignInOrder, headerBlockAt, headerColumns, type HeaderColumn } from '../common/stacked-header.js';
+import { alignInOrder, findHeader, type HeaderColumn, type HeaderVocabulary } from '../common/table.js';
 
 export type ScripKey = 'exchange' | 'name' | 'bought' | 'sold' | 'gross' | 'avg' | 'brokerage' | 'gst' | 'stt' | 'stamp' | 'other' | 'net';
 
@@ -33,16 +33,16 @@ export const SCRIP_COLUMNS: [ScripKey, RegExp][] = [
 
 const NUMERIC: ScripKey[] = ['bought', 'sold', 'gross', 'avg', 'brokerage', 'gst', 'stt', 'stamp', 'other', 'net'];
 
-const HEAD_WORDS = new Set(
-  (
-    'exchange exch segment security scrip description name instrument symbol contract quantity qty bought sold purchased buy sell ' +
-    'for total gross average avg rate wap value brokerage gst on service tax stt securities security transaction stamp duty net amount ' +
-    'obligation charges levies fees other rs inr of the and in'
-  ).split(' '),
-);
-const headLike = (l: Line): boolean => {
-  const t = normText(l.text).split(' ').filter(Boolean);
-  return t.length > 0 && !/\d{2}/.test(l.text) && t.filter((w) => HEAD_WORDS.has(w)).length / t.length >= 0.75;
+const SCRIP_HEADER: HeaderVocabulary = {
+  words: new Set(
+    (
+      'exchange exch segment security scrip description name instrument symbol contract quantity qty bought sold purchased buy sell ' +
+      'for total gross average avg rate wap value brokerage gst on service tax stt securities security transaction stamp duty net amount ' +
+      'obligation charges levies fees other rs inr of the and in'
+    ).split(' '),
+  ),
+  share: 0.75,
+  refuse: /\d{2}/,
 };
 
 export interface ScripHeader {
@@ -61,15 +61,13 @@ export function scripColumn(label: string): ScripKey | null {
 
 /** The scrip-summary header starting at line i (quantity bought and sold, a net amount, a security column), or null. */
 export function scripHeaderAt(lines: Line[], i: number): ScripHeader | null {
-  const block = headerBlockAt(lines, i, headLike);
-  if (!block) return null;
-  for (let first = block.first; first <= block.last; first++) {
-    const cols = headerColumns(lines, first, block.last).map((c) => ({ ...c, key: scripColumn(c.label) }));
+  return findHeader(lines, i, SCRIP_HEADER, (found, first, last) => {
+    const cols = found.map((c) => ({ ...c, key: scripColumn(c.label) }));
     const keys = new Set(cols.map((c) => c.key));
-    if (['name', 'bought', 'sold', 'net'].every((k) => keys.has(k as ScripKey)) && (keys.has('gross') || keys.has('avg')))
-      return { first, last: block.last, cols };
-  }
-  return null;
+    return ['name', 'bought', 'sold', 'net'].every((k) => keys.has(k as ScripKey)) && (keys.has('gross') || keys.has('avg'))
+      ? { first, last, cols }
+      : null;
+  });
 }
 
 const ISIN = /^IN[A-Z0-9]{10}$/;
