@@ -405,6 +405,27 @@ export function alignInOrder(items: { x0: number; x1: number }[], cols: { x0: nu
   return at;
 }
 
+/**
+ * The figures a row prints at its right end, before `end`: read leftwards over numbers (and printed
+ * blanks matching `blank`, which hold a column's place but carry no value) until every column has
+ * one, then placed into the columns (left to right) in order (`alignInOrder`). Returns where the
+ * figures start, the numbers and, per number, the index of its column.
+ */
+export function rowFigures(
+  words: readonly Word[],
+  end: number,
+  cols: { x0: number; x1: number }[],
+  blank?: RegExp,
+): { start: number; figures: Word[]; at: number[] } {
+  let start = end;
+  const figures: Word[] = [];
+  while (start > 0 && (isNumber(words[start - 1].text) || !!blank?.test(words[start - 1].text)) && figures.length < cols.length) {
+    start--;
+    if (isNumber(words[start].text)) figures.unshift(words[start]);
+  }
+  return { start, figures, at: alignInOrder(figures, cols) };
+}
+
 /** The words a table's header is made of, as data: a line is a header line when enough of its words are in `words`. */
 export interface HeaderVocabulary {
   /** Header words, normalised (`normText`: lower case, letters and digits). */

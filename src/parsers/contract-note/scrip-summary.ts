@@ -7,11 +7,11 @@
  * allowed), the figures are read from the right and matched to the numeric columns in order; a
  * `Dr` / `Cr` after the net amount decides its sign (Dr: payable by the client, negative).
  */
-import type { Line, Word } from '../../pdf/model.js';
-import { isNumber, parseNumber, round } from '../../pdf/numbers.js';
+import type { Line } from '../../pdf/model.js';
+import { parseNumber, round } from '../../pdf/numbers.js';
 import type { ContractNote } from '../../schema/index.js';
 import { normText } from '../common/labels.js';
-import { alignInOrder, findHeader, type HeaderColumn, type HeaderVocabulary } from '../common/table.js';
+import { findHeader, type HeaderColumn, type HeaderVocabulary, rowFigures } from '../common/table.js';
 
 export type ScripKey = 'exchange' | 'name' | 'bought' | 'sold' | 'gross' | 'avg' | 'brokerage' | 'gst' | 'stt' | 'stamp' | 'other' | 'net';
 
@@ -99,14 +99,8 @@ function readRow(l: Line, h: ScripHeader): Row | null {
     end--;
   }
   const ncols = h.cols.filter((c) => c.key && NUMERIC.includes(c.key));
-  let start = end;
-  const tail: Word[] = [];
-  while (start > 0 && (isNumber(words[start - 1].text) || /^-+$/.test(words[start - 1].text)) && tail.length < ncols.length) {
-    start--;
-    if (isNumber(words[start].text)) tail.unshift(words[start]);
-  }
+  const { start, figures: tail, at } = rowFigures(words, end, ncols, /^-+$/);
   if (tail.length < 2) return null;
-  const at = alignInOrder(tail, ncols);
   const v: Partial<Record<ScripKey, number>> = {};
   tail.forEach((w, k) => (v[ncols[at[k]].key as ScripKey] = parseNumber(w.text) ?? 0));
   if (sign && v.net !== undefined) v.net = sign * Math.abs(v.net);

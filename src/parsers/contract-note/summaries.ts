@@ -6,7 +6,7 @@
 import type { Line, Word } from '../../pdf/model.js';
 import { isNumber, parseNumber } from '../../pdf/numbers.js';
 import type { ContractNote } from '../../schema/index.js';
-import { alignInOrder, findHeader, type HeaderColumn, type HeaderVocabulary } from '../common/table.js';
+import { findHeader, type HeaderColumn, type HeaderVocabulary, rowFigures } from '../common/table.js';
 
 type EqKey = 'name' | 'symbol' | 'isin' | 'bq' | 'bw' | 'bt' | 'sq' | 'sw' | 'st' | 'net';
 type DvKey = 'desc' | 'side' | 'qty' | 'wap' | 'closing' | 'bpu' | 'net';
@@ -77,12 +77,8 @@ function tailNumbers<K extends string>(
   const ncols = cols.filter((c) => c.key && numeric.includes(c.key));
   let end = words.length;
   while (end > 0 && !num(words[end - 1])) end--;
-  let start = end;
-  while (start > 0 && num(words[start - 1])) start--;
-  if (end - start > ncols.length) start = end - ncols.length;
-  if (end - start < 2) return null;
-  const tail = words.slice(start, end);
-  const at = alignInOrder(tail, ncols);
+  const { start, figures: tail, at } = rowFigures(words, end, ncols);
+  if (tail.length < 2) return null;
   const v: Partial<Record<K, number>> = {};
   tail.forEach((w, k) => (v[ncols[at[k]].key as K] = parseNumber(w.text) ?? 0));
   return { start, v };

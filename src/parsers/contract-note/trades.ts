@@ -8,7 +8,7 @@ import type { Line, Word } from '../../pdf/model.js';
 import { isNumber, parseNumber } from '../../pdf/numbers.js';
 import type { ContractNote } from '../../schema/index.js';
 import { normText } from '../common/labels.js';
-import { alignInOrder, findHeader, type HeaderColumn, type HeaderVocabulary, isHeaderLine } from '../common/table.js';
+import { findHeader, type HeaderColumn, type HeaderVocabulary, isHeaderLine, rowFigures } from '../common/table.js';
 import { genericColumn } from './layouts/generic.js';
 import type { BrokerLayout, ColKey } from './layouts/types.js';
 
@@ -161,15 +161,15 @@ export class TradeTableReader {
     for (let k = end; k < words.length; k++) remarks.push(words[k].text);
     // `2,475.52 Dr`: a debit (negative) or credit marked after the net total.
     const drcr = /^(dr|cr)\.?$/i.test(remarks[0] ?? '') ? (/^dr/i.test(remarks.shift()!) ? -1 : 1) : 0;
-    let start = end;
-    const tail: Word[] = [];
-    while (start > 0 && (num(words[start - 1]) || BLANK.test(words[start - 1].text)) && tail.length < this.numCols.length) {
-      start--;
-      if (num(words[start])) tail.unshift(words[start]);
-    }
-    const at = alignInOrder(
-      tail,
+    const {
+      start,
+      figures: tail,
+      at,
+    } = rowFigures(
+      words,
+      end,
       this.numCols.map((n) => this.header.cols[n.col]),
+      BLANK,
     );
     const nums: Partial<Record<ColKey, number>> = {};
     tail.forEach((w, k) => (nums[this.numCols[at[k]].key] ??= parseNumber(w.text) ?? 0));
