@@ -4,7 +4,6 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { openPdf } from '../src/pdf/open.js';
 import { allLines } from '../src/pdf/model.js';
-import { matchHeader, splitCells } from '../src/pdf/table.js';
 import { parseDate, parseMonthYear, parseNumber, exactSum } from '../src/pdf/numbers.js';
 import { buildLines, healIsins, undouble } from '../src/pdf/lines.js';
 import { fixture, manifest, tmpDir } from './helpers.js';
@@ -34,28 +33,6 @@ describe('PDF text layer on every fixture', () => {
         '3,542.80',
         '42,513.60',
       ]);
-      const header = lines
-        .map((l) =>
-          matchHeader(l, [
-            { name: 'isin', label: 'ISIN', align: 'left' },
-            { name: 'sym', label: 'Stock Symbol', align: 'left' },
-            { name: 'name', label: 'Company Name', align: 'left' },
-            { name: 'face', label: 'Face Value', align: 'right' },
-            { name: 'units', label: 'No. of Shares', align: 'right' },
-            { name: 'price', label: 'Market Price', align: 'right' },
-            { name: 'value', label: 'Value', align: 'right' },
-          ]),
-        )
-        .find(Boolean)!;
-      expect(splitCells(row, header)).toEqual({
-        isin: 'INE467B01029',
-        sym: 'TCS',
-        name: 'TATA CONSULTANCY SERVICES LIMITED',
-        face: '1.00',
-        units: '12',
-        price: '3,542.80',
-        value: '42,513.60',
-      });
       return;
     }
     if (m.kind === 'depository_a') {
@@ -89,27 +66,9 @@ describe('PDF text layer on every fixture', () => {
       expect(lines[1].text).toBe('01-Apr-2024 To 31-Mar-2026');
       const row = lines.find((l) => l.pieces[1]?.text === 'Systematic Investment (1/36)');
       expect(row).toBeDefined();
-      const header = lines
-        .map((l) =>
-          matchHeader(l, [
-            { name: 'date', label: 'Date', align: 'left' },
-            { name: 'desc', label: 'Transaction', align: 'left' },
-            { name: 'amount', label: 'Amount', align: 'right' },
-            { name: 'units', label: 'Units', align: 'right' },
-            { name: 'nav', label: /kfintech/.test(m.path) ? 'Price' : 'NAV', align: 'right' },
-            { name: 'balance', label: 'Unit', align: 'right' },
-          ]),
-        )
-        .find(Boolean);
-      expect(header).toBeTruthy();
-      expect(splitCells(row!, header!)).toEqual({
-        date: '08-Apr-2024',
-        desc: 'Systematic Investment (1/36)',
-        amount: '5,000.00',
-        units: '3.448',
-        nav: '1,450.1234',
-        balance: '38.917',
-      });
+      expect(row?.pieces.map((p) => p.text)).toEqual(
+        expect.arrayContaining(['08-Apr-2024', 'Systematic Investment (1/36)', '5,000.00', '3.448']),
+      );
       // The soft-hyphen ISIN is healed.
       expect(lines.some((l) => l.text.includes('INF209K01XX1'))).toBe(true);
       // Duplicated overlay dates are dropped: no line starts with the same date twice.

@@ -243,7 +243,7 @@ describe('registrar content traits of genuine statements (issue 24)', () => {
 
 describe('numbers printed into each other', () => {
   it('splits numbers glued at a sign mark, and leaves digits glued to digits alone', async () => {
-    const { splitGluedNumbers } = await import('../src/parsers/common/lines.js');
+    const { splitGluedNumbers } = await import('../src/parsers/common/table.js');
     const w = (text: string, x0 = 100) => ({ text, x0, x1: x0 + text.length * 5 });
     expect(splitGluedNumbers([w('Redemption'), w('(2,04,446.60)(501.714)', 300)]).map((x) => x.text)).toEqual([
       'Redemption',
@@ -252,6 +252,8 @@ describe('numbers printed into each other', () => {
     ]);
     expect(splitGluedNumbers([w('1,234.56(12.345)')]).map((x) => x.text)).toEqual(['1,234.56', '(12.345)']);
     expect(splitGluedNumbers([w('(5.00)-1.25')]).map((x) => x.text)).toEqual(['(5.00)', '-1.25']);
+    expect(splitGluedNumbers([w('-12,83,019.40-1,867.028')]).map((x) => x.text)).toEqual(['-12,83,019.40', '-1,867.028']);
+    expect(splitGluedNumbers([w('01-01-2024'), w('12-5.00')]).map((x) => x.text)).toEqual(['01-01-2024', '12-5.00']);
     expect(splitGluedNumbers([w('5,000.00123.456'), w('(Advisor:'), w('Plan(Growth)')]).map((x) => x.text)).toEqual([
       '5,000.00123.456',
       '(Advisor:',

@@ -1,5 +1,4 @@
 export * from './model.js';
 export * from './open.js';
 export * from './numbers.js';
-export * from './table.js';
 export { buildLines, type RawItem } from './lines.js';

@@ -7,7 +7,7 @@
  * belongs to the block.
  */
 import type { Line } from '../../pdf/model.js';
-import { lineSize, wordGroups, wordsText } from './lines.js';
+import { lineSize, wordGroups, wordsText } from './table.js';
 
 export interface InvestorFields {
   name: string | null;

@@ -6,6 +6,7 @@
  * value row). Pure helpers; no layout knowledge.
  */
 import type { Line, Word } from '../../pdf/model.js';
+import { lineSize } from './table.js';
 
 /** Lower case, every run of non-alphanumerics one space: `Buy(B) / Sell(S)` -> `buy b sell s`. */
 export function normText(s: string): string {
@@ -13,11 +14,6 @@ export function normText(s: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, ' ')
     .trim();
-}
-
-/** A line's body font size (first piece), for gap thresholds. */
-export function lineSize(line: Line): number {
-  return line.pieces[0]?.size || 7;
 }
 
 interface Tok {

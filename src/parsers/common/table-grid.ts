@@ -13,7 +13,10 @@
  */
 import type { Line, Word } from '../../pdf/model.js';
 import { parseNumber } from '../../pdf/numbers.js';
-import { mostOverlapping } from './lines.js';
+import { lineSize, mostOverlapping } from './table.js';
+
+// The depository readers import `lineSize` from here; it is the table reader's one.
+export { lineSize };
 
 export interface GridColumn {
   /** The label, words joined top to bottom, left to right. */
@@ -271,11 +274,6 @@ export function readHeader(lines: Line[], i: number): Grid | null {
     })
     .sort((u, v) => u.x0 - v.x0);
   return { columns, next: b + 1, lines: lines.slice(a, b + 1) };
-}
-
-/** Font size of a line (from its pieces). */
-export function lineSize(l: Line): number {
-  return l.pieces.length ? Math.max(...l.pieces.map((p) => p.size)) : 7;
 }
 
 /** The column a text word belongs to: the last one starting at or before it. */

@@ -7,11 +7,11 @@
  * allowed), the figures are read from the right and matched to the numeric columns in order; a
  * `Dr` / `Cr` after the net amount decides its sign (Dr: payable by the client, negative).
  */
-import type { Line, Word } from '../../pdf/model.js';
-import { isNumber, parseNumber, round } from '../../pdf/numbers.js';
+import type { Line } from '../../pdf/model.js';
+import { parseNumber, round } from '../../pdf/numbers.js';
 import type { ContractNote } from '../../schema/index.js';
 import { normText } from '../common/labels.js';
-import { alignInOrder, headerBlockAt, headerColumns, type HeaderColumn } from '../common/stacked-header.js';
+import { findHeader, type HeaderColumn, type HeaderVocabulary, rowFigures } from '../common/table.js';
 
 export type ScripKey = 'exchange' | 'name' | 'bought' | 'sold' | 'gross' | 'avg' | 'brokerage' | 'gst' | 'stt' | 'stamp' | 'other' | 'net';
 
@@ -33,16 +33,16 @@ export const SCRIP_COLUMNS: [ScripKey, RegExp][] = [
 
 const NUMERIC: ScripKey[] = ['bought', 'sold', 'gross', 'avg', 'brokerage', 'gst', 'stt', 'stamp', 'other', 'net'];
 
-const HEAD_WORDS = new Set(
-  (
-    'exchange exch segment security scrip description name instrument symbol contract quantity qty bought sold purchased buy sell ' +
-    'for total gross average avg rate wap value brokerage gst on service tax stt securities security transaction stamp duty net amount ' +
-    'obligation charges levies fees other rs inr of the and in'
-  ).split(' '),
-);
-const headLike = (l: Line): boolean => {
-  const t = normText(l.text).split(' ').filter(Boolean);
-  return t.length > 0 && !/\d{2}/.test(l.text) && t.filter((w) => HEAD_WORDS.has(w)).length / t.length >= 0.75;
+const SCRIP_HEADER: HeaderVocabulary = {
+  words: new Set(
+    (
+      'exchange exch segment security scrip description name instrument symbol contract quantity qty bought sold purchased buy sell ' +
+      'for total gross average avg rate wap value brokerage gst on service tax stt securities security transaction stamp duty net amount ' +
+      'obligation charges levies fees other rs inr of the and in'
+    ).split(' '),
+  ),
+  share: 0.75,
+  refuse: /\d{2}/,
 };
 
 export interface ScripHeader {
@@ -61,15 +61,13 @@ export function scripColumn(label: string): ScripKey | null {
 
 /** The scrip-summary header starting at line i (quantity bought and sold, a net amount, a security column), or null. */
 export function scripHeaderAt(lines: Line[], i: number): ScripHeader | null {
-  const block = headerBlockAt(lines, i, headLike);
-  if (!block) return null;
-  for (let first = block.first; first <= block.last; first++) {
-    const cols = headerColumns(lines, first, block.last).map((c) => ({ ...c, key: scripColumn(c.label) }));
+  return findHeader(lines, i, SCRIP_HEADER, (found, first, last) => {
+    const cols = found.map((c) => ({ ...c, key: scripColumn(c.label) }));
     const keys = new Set(cols.map((c) => c.key));
-    if (['name', 'bought', 'sold', 'net'].every((k) => keys.has(k as ScripKey)) && (keys.has('gross') || keys.has('avg')))
-      return { first, last: block.last, cols };
-  }
-  return null;
+    return ['name', 'bought', 'sold', 'net'].every((k) => keys.has(k as ScripKey)) && (keys.has('gross') || keys.has('avg'))
+      ? { first, last, cols }
+      : null;
+  });
 }
 
 const ISIN = /^IN[A-Z0-9]{10}$/;
@@ -101,14 +99,8 @@ function readRow(l: Line, h: ScripHeader): Row | null {
     end--;
   }
   const ncols = h.cols.filter((c) => c.key && NUMERIC.includes(c.key));
-  let start = end;
-  const tail: Word[] = [];
-  while (start > 0 && (isNumber(words[start - 1].text) || /^-+$/.test(words[start - 1].text)) && tail.length < ncols.length) {
-    start--;
-    if (isNumber(words[start].text)) tail.unshift(words[start]);
-  }
+  const { start, figures: tail, at } = rowFigures(words, end, ncols, /^-+$/);
   if (tail.length < 2) return null;
-  const at = alignInOrder(tail, ncols);
   const v: Partial<Record<ScripKey, number>> = {};
   tail.forEach((w, k) => (v[ncols[at[k]].key as ScripKey] = parseNumber(w.text) ?? 0));
   if (sign && v.net !== undefined) v.net = sign * Math.abs(v.net);

@@ -6,21 +6,20 @@
 import type { Line, Word } from '../../pdf/model.js';
 import { isNumber, parseNumber } from '../../pdf/numbers.js';
 import type { ContractNote } from '../../schema/index.js';
-import { normText } from '../common/labels.js';
-import { alignInOrder, headerBlockAt, headerColumns, type HeaderColumn } from '../common/stacked-header.js';
+import { findHeader, type HeaderColumn, type HeaderVocabulary, rowFigures } from '../common/table.js';
 
 type EqKey = 'name' | 'symbol' | 'isin' | 'bq' | 'bw' | 'bt' | 'sq' | 'sw' | 'st' | 'net';
 type DvKey = 'desc' | 'side' | 'qty' | 'wap' | 'closing' | 'bpu' | 'net';
 
-const SUMMARY_VOCAB = new Set(
-  (
-    'security name scrip symbol isin buy sell qty quantity wap avg average rate total value amount net obligation contract description ' +
-    'bf cf brought carried carry bring forward closing per unit brokerage price of the and rs inr instrument'
-  ).split(' '),
-);
-const summaryLike = (l: Line): boolean => {
-  const t = normText(l.text).split(' ').filter(Boolean);
-  return t.length > 0 && !/\d{2}/.test(l.text) && t.filter((w) => SUMMARY_VOCAB.has(w)).length / t.length >= 0.75;
+const SUMMARY_HEADER: HeaderVocabulary = {
+  words: new Set(
+    (
+      'security name scrip symbol isin buy sell qty quantity wap avg average rate total value amount net obligation contract description ' +
+      'bf cf brought carried carry bring forward closing per unit brokerage price of the and rs inr instrument'
+    ).split(' '),
+  ),
+  share: 0.75,
+  refuse: /\d{2}/,
 };
 
 function eqKey(l: string): EqKey | null {
@@ -57,18 +56,15 @@ export interface SummaryHeader<K> {
 export type AnySummaryHeader = ({ kind: 'equity' } & SummaryHeader<EqKey>) | ({ kind: 'deriv' } & SummaryHeader<DvKey>);
 
 export function summaryHeaderAt(lines: Line[], i: number): AnySummaryHeader | null {
-  const block = headerBlockAt(lines, i, summaryLike);
-  if (!block) return null;
-  for (let first = block.first; first <= block.last; first++) {
-    const raw = headerColumns(lines, first, block.last);
+  return findHeader<AnySummaryHeader>(lines, i, SUMMARY_HEADER, (raw, first, last) => {
     const eq = raw.map((c) => ({ ...c, key: eqKey(c.label) }));
     const ek = new Set(eq.map((c) => c.key));
-    if (['name', 'bq', 'sq', 'net'].every((k) => ek.has(k as EqKey))) return { kind: 'equity', first, last: block.last, cols: eq };
+    if (['name', 'bq', 'sq', 'net'].every((k) => ek.has(k as EqKey))) return { kind: 'equity', first, last, cols: eq };
     const dv = raw.map((c) => ({ ...c, key: dvKey(c.label) }));
     const dk = new Set(dv.map((c) => c.key));
-    if (['desc', 'side', 'qty', 'wap', 'net'].every((k) => dk.has(k as DvKey))) return { kind: 'deriv', first, last: block.last, cols: dv };
-  }
-  return null;
+    if (['desc', 'side', 'qty', 'wap', 'net'].every((k) => dk.has(k as DvKey))) return { kind: 'deriv', first, last, cols: dv };
+    return null;
+  });
 }
 
 const num = (w: Word): boolean => isNumber(w.text);
@@ -81,12 +77,8 @@ function tailNumbers<K extends string>(
   const ncols = cols.filter((c) => c.key && numeric.includes(c.key));
   let end = words.length;
   while (end > 0 && !num(words[end - 1])) end--;
-  let start = end;
-  while (start > 0 && num(words[start - 1])) start--;
-  if (end - start > ncols.length) start = end - ncols.length;
-  if (end - start < 2) return null;
-  const tail = words.slice(start, end);
-  const at = alignInOrder(tail, ncols);
+  const { start, figures: tail, at } = rowFigures(words, end, ncols);
+  if (tail.length < 2) return null;
   const v: Partial<Record<K, number>> = {};
   tail.forEach((w, k) => (v[ncols[at[k]].key as K] = parseNumber(w.text) ?? 0));
   return { start, v };

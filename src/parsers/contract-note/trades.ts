@@ -8,26 +8,28 @@ import type { Line, Word } from '../../pdf/model.js';
 import { isNumber, parseNumber } from '../../pdf/numbers.js';
 import type { ContractNote } from '../../schema/index.js';
 import { normText } from '../common/labels.js';
-import { alignInOrder, headerBlockAt, headerColumns, type HeaderColumn } from '../common/stacked-header.js';
+import { findHeader, type HeaderColumn, type HeaderVocabulary, isHeaderLine, rowFigures } from '../common/table.js';
 import { genericColumn } from './layouts/generic.js';
 import type { BrokerLayout, ColKey } from './layouts/types.js';
 
 export type Trade = ContractNote['detailed_trades'][number];
 
-const VOCAB = new Set(
-  (
-    'order no nos number id ref time trade security contract description scrip name instrument symbol stock buy sell b s side exchange exch seg segment ' +
-    'quantity qty gross rate price per unit brokerage net closing only for derivatives total before levies remarks remark amount value rs inr market premium ' +
-    'and of the or in'
-  ).split(' '),
-);
+/** Trade-table header words (a lone digit is a footnote marker); a line with a time of day is a row. */
+export const TRADE_HEADER: HeaderVocabulary = {
+  words: new Set(
+    (
+      'order no nos number id ref time trade security contract description scrip name instrument symbol stock buy sell b s side exchange exch seg segment ' +
+      'quantity qty gross rate price per unit brokerage net closing only for derivatives total before levies remarks remark amount value rs inr market premium ' +
+      'and of the or in 0 1 2 3 4 5 6 7 8 9'
+    ).split(' '),
+  ),
+  share: 0.7,
+  refuse: /\d{1,2}:\d{2}/,
+};
 
 /** A line made of table-header words (no figures). */
 export function headerLike(l: Line): boolean {
-  const t = normText(l.text).split(' ').filter(Boolean);
-  if (!t.length || /\d{1,2}:\d{2}/.test(l.text)) return false;
-  const known = t.filter((w) => VOCAB.has(w) || /^\d$/.test(w)).length;
-  return known / t.length >= 0.7;
+  return isHeaderLine(l, TRADE_HEADER);
 }
 
 export interface TradeColumn extends HeaderColumn {
@@ -58,18 +60,15 @@ function byLayout(layout: BrokerLayout): (label: string) => ColKey[] {
 
 /** The trade-table header starting at line i, or null. */
 export function tradeHeaderAt(lines: Line[], i: number, layout?: BrokerLayout): TradeHeader | null {
-  const block = headerBlockAt(lines, i, headerLike);
-  if (!block) return null;
   const classify = layout ? byLayout(layout) : genericColumn;
-  // The header may sit under a title line that is header-like too: try the block from each start.
-  for (let first = block.first; first <= block.last; first++) {
-    const cols = headerColumns(lines, first, block.last).map((c) => ({ ...c, keys: classify(c.label) }));
+  return findHeader(lines, i, TRADE_HEADER, (found, first, last) => {
+    const cols = found.map((c) => ({ ...c, keys: classify(c.label) }));
     const keys = new Set(cols.flatMap((c) => c.keys));
     const need: ColKey[] = ['security', 'bs', 'qty', 'netTotal'];
-    if (need.every((k) => keys.has(k)) && (keys.has('tradeNo') || keys.has('orderNo') || keys.has('tradeTime')))
-      return { first, last: block.last, cols };
-  }
-  return null;
+    return need.every((k) => keys.has(k)) && (keys.has('tradeNo') || keys.has('orderNo') || keys.has('tradeTime'))
+      ? { first, last, cols }
+      : null;
+  });
 }
 
 /** A time of day (`09:15:02`; long generated notes may run past 99 hours, so up to three digits). */
@@ -162,15 +161,15 @@ export class TradeTableReader {
     for (let k = end; k < words.length; k++) remarks.push(words[k].text);
     // `2,475.52 Dr`: a debit (negative) or credit marked after the net total.
     const drcr = /^(dr|cr)\.?$/i.test(remarks[0] ?? '') ? (/^dr/i.test(remarks.shift()!) ? -1 : 1) : 0;
-    let start = end;
-    const tail: Word[] = [];
-    while (start > 0 && (num(words[start - 1]) || BLANK.test(words[start - 1].text)) && tail.length < this.numCols.length) {
-      start--;
-      if (num(words[start])) tail.unshift(words[start]);
-    }
-    const at = alignInOrder(
-      tail,
+    const {
+      start,
+      figures: tail,
+      at,
+    } = rowFigures(
+      words,
+      end,
       this.numCols.map((n) => this.header.cols[n.col]),
+      BLANK,
     );
     const nums: Partial<Record<ColKey, number>> = {};
     tail.forEach((w, k) => (nums[this.numCols[at[k]].key] ??= parseNumber(w.text) ?? 0));

@@ -10,12 +10,11 @@ import { DocumentError } from '../../errors.js';
 import type { Line, PdfDocument } from '../../pdf/model.js';
 import { allLines } from '../../pdf/model.js';
 import { exactSum, round } from '../../pdf/numbers.js';
-import { joinWrapped } from '../../pdf/table.js';
 import type { MutualFundFolio, ParsedStatement, ParseWarning, Scheme, Transaction } from '../../schema/index.js';
 import { dividendRate, emptyStatement, noPeriod, type ParseResult } from '../common.js';
 import { classifyRegistrar } from '../phrasings/index.js';
 import { readInvestorBlock, withInvestorFields } from '../common/investor.js';
-import { lineSize, squash, trailingNumbers } from '../common/lines.js';
+import { joinWrapped, lineSize, squash, trailingNumbers } from '../common/table.js';
 import { parseSummaryForm } from './summary.js';
 import {
   continueTxn,

@@ -6,10 +6,18 @@
  */
 import type { Line, Word } from '../../pdf/model.js';
 import { DATE_TOKEN, parseDate, parseNumber } from '../../pdf/numbers.js';
-import { joinWrapped } from '../../pdf/table.js';
 import type { Scheme } from '../../schema/index.js';
 import { schemeType } from '../common.js';
-import { assignNumbers, lineSize, matchStackedHeader, splitGluedNumbers, squash, trailingNumbers, type Span } from '../common/lines.js';
+import {
+  assignNumbers,
+  joinWrapped,
+  lineSize,
+  matchStackedHeader,
+  type Span,
+  splitGluedNumbers,
+  squash,
+  trailingNumbers,
+} from '../common/table.js';
 
 /** Where the investor block ends (the first line of another section). */
 export const INVESTOR_STOP = /PORTFOLIO SUMMARY|Folio\s*No|^Date\b|Mutual\s+Fund$|\sMF$|^Consolidated Account|Scheme\s*Name/i;

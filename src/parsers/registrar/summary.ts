@@ -9,12 +9,11 @@
 import { DocumentError } from '../../errors.js';
 import type { Line, PdfDocument, Word } from '../../pdf/model.js';
 import { allLines } from '../../pdf/model.js';
-import { joinWrapped } from '../../pdf/table.js';
 import { DATE_TOKEN, exactSum, isNumber, parseDate, parseNumber, round } from '../../pdf/numbers.js';
 import type { MutualFundFolio, ParsedStatement, ParseWarning, Scheme } from '../../schema/index.js';
 import { emptyStatement, noPeriod, schemeType, type ParseResult } from '../common.js';
 import { readInvestorBlock, withInvestorFields } from '../common/investor.js';
-import { lineSize, matchStackedHeader, mergeSplitRows, squash, wordsText } from '../common/lines.js';
+import { joinWrapped, lineSize, matchStackedHeader, mergeSplitRows, squash, wordsText } from '../common/table.js';
 import { cleanSchemeName, INVESTOR_STOP, isAmcHeading, SCHEME_CODE } from './sections.js';
 
 /** A folio number, alone or with its `/NN` suffix in the same word (`91014545032/0`). */

@@ -1,9 +1,21 @@
 /**
- * Line-level text helpers shared by the parsers. Pure; they read a line's `words` (which do not
- * depend on how the PDF producer cut its text into operators), never its pieces as cells.
+ * The one table reader of the parsers (issue 31): registrar statements and contract notes read
+ * their tables with these pure helpers over the line `words` of the document model (which do not
+ * depend on how the PDF producer cut its text into operators). Tables are read by content; geometry
+ * only decides between readings:
+ *
+ * - a header is found by its words, the vocabulary passed in as data by each section reader
+ *   (`findHeader` with a `HeaderVocabulary`, or `matchStackedHeader` with a label map); it may be
+ *   stacked over several lines; its columns are where its words are, never at an assumed x;
+ * - a row's figures are read from the right and placed into the numeric columns in order, each
+ *   to a distinct column, by least horizontal distance (`alignInOrder`, `assignNumbers`), so a
+ *   blank cell is skipped rather than shifting the rest;
+ * - text helpers shared by every reader: `lineSize`, `squash`, `wordsText`, `joinWrapped`,
+ *   `splitGluedNumbers`, `trailingNumbers`, `mergeSplitRows`, `wordGroups`.
  */
 import type { Line, Word } from '../../pdf/model.js';
 import { isNumber } from '../../pdf/numbers.js';
+import { normText } from './labels.js';
 
 /** A line's text with runs of spaces collapsed to one (pieces joined by one space). */
 export function squash(l: Line): string {
@@ -56,15 +68,20 @@ export function wordGroups(l: Line, gap: number): Word[][] {
 
 /**
  * Numbers printed into each other's columns with no space between them, where a sign mark shows
- * the seam: `(2,04,446.60)(501.714)`, `1,234.56(12.345)`, `(5.00)-1.25`. Each becomes its own word,
+ * the seam: `(2,04,446.60)(501.714)`, `1,234.56(12.345)`, `(5.00)-1.25`, `-12.40-1.028`. Each becomes its own word,
  * the extent shared out by characters. Digits glued to digits are left alone (no safe seam).
  */
 export function splitGluedNumbers(words: readonly Word[]): readonly Word[] {
   let out: Word[] | null = null;
   for (let i = 0; i < words.length; i++) {
     const w = words[i];
-    const parts = /\d[)(]|\)[-\d]/.test(w.text) ? w.text.split(/(?<=[\d)])(?=\()|(?<=\))(?=[-\d])/) : [w.text];
-    if (parts.length < 2 || !parts.every((p) => isNumber(p))) {
+    const parts = /\d[)(]|\)[-\d]|\d-\d/.test(w.text) ? w.text.split(/(?<=[\d)])(?=\()|(?<=\))(?=[-\d])|(?<=\d)(?=-\d)/) : [w.text];
+    // A minus glued after a digit is a seam only between two amounts with decimals (`-12.40-1.028`),
+    // never inside a date (`01-01-2024`).
+    const seamsOk = parts.every(
+      (p, k) => k === 0 || !/\d$/.test(parts[k - 1]) || !p.startsWith('-') || (p.includes('.') && parts[k - 1].includes('.')),
+    );
+    if (parts.length < 2 || !seamsOk || !parts.every((p) => isNumber(p))) {
       out?.push(w);
       continue;
     }
@@ -108,40 +125,57 @@ export function spanDistance(x0: number, x1: number, s: Span): number {
 /**
  * Assign the numbers at the right end of a line to columns (spans, left to right), keeping their
  * order: each number goes to one column, columns in increasing order, minimising the total
- * distance. Only the rightmost numbers are assigned: as many as fit within `tol` points of a
- * column; the others (a number ending a description, such as an instalment number) are returned
- * in `rest`. Small inputs (at most a handful of numbers and columns): exhaustive search is cheap.
+ * distance (`spanDistance`). Only the rightmost numbers are assigned: as many as fit within `tol`
+ * points of a column; the others (a number ending a description, such as an instalment number) are
+ * returned in `rest`.
  */
 export function assignNumbers(numbers: readonly Word[], spans: readonly Span[], tol: number): { cells: Map<string, Word>; rest: Word[] } {
   const n = numbers.length;
   for (let take = Math.min(n, spans.length); take >= 1; take--) {
     const nums = numbers.slice(n - take);
-    let best: number[] | null = null;
-    let bestCost = Infinity;
-    const pick: number[] = [];
-    const walk = (i: number, from: number, cost: number): void => {
-      if (cost >= bestCost) return;
-      if (i === nums.length) {
-        bestCost = cost;
-        best = [...pick];
-        return;
-      }
-      for (let c = from; c <= spans.length - (nums.length - i); c++) {
-        const d = spanDistance(nums[i].x0, nums[i].x1, spans[c]);
-        if (d > tol) continue;
-        pick.push(c);
-        walk(i + 1, c + 1, cost + d);
-        pick.pop();
-      }
-    };
-    walk(0, 0, 0);
-    if (best) {
+    const at = placeInOrder(nums, spans, (w, s) => spanDistance(w.x0, w.x1, s), tol);
+    if (at) {
       const cells = new Map<string, Word>();
-      (best as number[]).forEach((c, i) => cells.set(spans[c].name, nums[i]));
+      at.forEach((c, i) => cells.set(spans[c].name, nums[i]));
       return { cells, rest: numbers.slice(0, n - take) };
     }
   }
   return { cells: new Map(), rest: [...numbers] };
+}
+
+/**
+ * The placement every table reader uses: items (left to right) to columns (left to right) keeping
+ * their order, each item to a distinct column, minimising the total `cost`; an item never goes to a
+ * column farther than `tol`. Returns, per item, the column index, or null when no placement fits.
+ * Dynamic programming over (items, columns): linear in their product.
+ */
+export function placeInOrder<I, C>(
+  items: readonly I[],
+  cols: readonly C[],
+  cost: (item: I, col: C) => number,
+  tol = Infinity,
+): number[] | null {
+  const n = items.length;
+  const m = cols.length;
+  if (n > m) return null;
+  // dp[i][j]: best cost placing the first i items within the first j columns.
+  const dp: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(Infinity));
+  for (let j = 0; j <= m; j++) dp[0][j] = 0;
+  for (let i = 1; i <= n; i++) {
+    for (let j = i; j <= m; j++) {
+      const c = cost(items[i - 1], cols[j - 1]);
+      dp[i][j] = Math.min(dp[i][j - 1], c > tol ? Infinity : dp[i - 1][j - 1] + c);
+    }
+  }
+  if (!Number.isFinite(dp[n][m])) return null;
+  const out = new Array<number>(n);
+  let j = m;
+  for (let i = n; i >= 1; i--) {
+    while (j > i && dp[i][j] === dp[i][j - 1]) j--;
+    out[i - 1] = j - 1;
+    j--;
+  }
+  return out;
 }
 
 /**
@@ -279,4 +313,152 @@ function overlaps(a: Line, b: Line): boolean {
     for (const q of b.words) if (q.text.length > 1 && Math.min(p.x1, q.x1) - Math.max(p.x0, q.x0) > 0.5) return true;
   }
   return false;
+}
+
+/**
+ * Join wrapped cell text: a word broken at its own hyphen (`Growth-` + `Direct`) joins
+ * without a space; a free-standing dash (`Fund -` + `Growth`) keeps the space.
+ */
+export function joinWrapped(parts: string[]): string {
+  return parts
+    .reduce((acc, p) => (!acc ? p : /[A-Za-z0-9]-$/.test(acc) ? `${acc}${p}` : `${acc} ${p}`), '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export interface HeaderColumn {
+  /** Normalised label (all lines joined). */
+  label: string;
+  x0: number;
+  x1: number;
+}
+
+/**
+ * Cluster the pieces of `lines[first..last]` into columns by horizontal overlap, left to right.
+ * Tiny footnote markers (a lone digit in a smaller font) are left out.
+ */
+export function headerColumns(lines: Line[], first: number, last: number): HeaderColumn[] {
+  const segs: { x0: number; x1: number; y: number; text: string }[] = [];
+  for (let i = first; i <= last; i++) {
+    const l = lines[i];
+    for (const p of l.pieces) {
+      if (/^\d$/.test(p.text.trim())) continue;
+      segs.push({ x0: p.x0, x1: p.x1, y: l.y, text: p.text });
+    }
+  }
+  segs.sort((a, b) => a.x0 - b.x0);
+  const clusters: { x0: number; x1: number; parts: typeof segs }[] = [];
+  for (const s of segs) {
+    const c = clusters[clusters.length - 1];
+    if (c && s.x0 < c.x1 - 0.5) {
+      c.x1 = Math.max(c.x1, s.x1);
+      c.parts.push(s);
+    } else clusters.push({ x0: s.x0, x1: s.x1, parts: [s] });
+  }
+  return clusters.map((c) => ({
+    x0: c.x0,
+    x1: c.x1,
+    label: normText(
+      c.parts
+        .sort((a, b) => a.y - b.y || a.x0 - b.x0)
+        .map((p) => p.text)
+        .join(' '),
+    ),
+  }));
+}
+
+/**
+ * The block of header-like lines starting at `i` (same page, close together, at most `max`),
+ * or null when line i is not header-like.
+ */
+export function headerBlockAt(
+  lines: Line[],
+  i: number,
+  isHeaderLike: (l: Line) => boolean,
+  max = 8,
+): { first: number; last: number } | null {
+  if (!isHeaderLike(lines[i])) return null;
+  let last = i;
+  while (last + 1 < lines.length && last - i + 1 < max) {
+    const n = lines[last + 1];
+    const p = lines[last];
+    const size = p.pieces[0]?.size || 7;
+    if (n.page !== p.page || n.y - p.y > size * 2.6) break;
+    if (!isHeaderLike(n) && !/^\d$/.test(n.text.trim())) break;
+    last++;
+  }
+  return { first: i, last };
+}
+
+/**
+ * Match items (left to right) to columns (left to right) keeping their order, each item to a
+ * distinct column, minimising the horizontal gap between item and column spans (then the distance
+ * of their centres). Returns, per item, the column index. Items must not outnumber columns.
+ */
+export function alignInOrder(items: { x0: number; x1: number }[], cols: { x0: number; x1: number }[]): number[] {
+  const at = placeInOrder(
+    items,
+    cols,
+    (a, b) => Math.max(0, a.x0 - b.x1, b.x0 - a.x1) + 0.01 * Math.abs((a.x0 + a.x1) / 2 - (b.x0 + b.x1) / 2),
+  );
+  if (!at) throw new Error('more items than columns');
+  return at;
+}
+
+/**
+ * The figures a row prints at its right end, before `end`: read leftwards over numbers (and printed
+ * blanks matching `blank`, which hold a column's place but carry no value) until every column has
+ * one, then placed into the columns (left to right) in order (`alignInOrder`). Returns where the
+ * figures start, the numbers and, per number, the index of its column.
+ */
+export function rowFigures(
+  words: readonly Word[],
+  end: number,
+  cols: { x0: number; x1: number }[],
+  blank?: RegExp,
+): { start: number; figures: Word[]; at: number[] } {
+  let start = end;
+  const figures: Word[] = [];
+  while (start > 0 && (isNumber(words[start - 1].text) || !!blank?.test(words[start - 1].text)) && figures.length < cols.length) {
+    start--;
+    if (isNumber(words[start].text)) figures.unshift(words[start]);
+  }
+  return { start, figures, at: alignInOrder(figures, cols) };
+}
+
+/** The words a table's header is made of, as data: a line is a header line when enough of its words are in `words`. */
+export interface HeaderVocabulary {
+  /** Header words, normalised (`normText`: lower case, letters and digits). */
+  words: ReadonlySet<string>;
+  /** The least share of a line's words that must be header words. */
+  share: number;
+  /** A line whose text matches this holds figures (a time, a two-digit number): never a header line. */
+  refuse: RegExp;
+}
+
+/** Is the line made of the vocabulary's words? */
+export function isHeaderLine(l: Line, v: HeaderVocabulary): boolean {
+  const t = normText(l.text).split(' ').filter(Boolean);
+  return t.length > 0 && !v.refuse.test(l.text) && t.filter((w) => v.words.has(w)).length / t.length >= v.share;
+}
+
+/**
+ * The header starting at line i: the run of stacked header lines (`headerBlockAt`) read as columns
+ * (`headerColumns`), handed to `accept`, which names what each column holds and says whether the
+ * columns make the wanted table (returning its reading, else null). The header may sit under a
+ * title line made of header words too: the run is tried from each of its lines in turn.
+ */
+export function findHeader<T>(
+  lines: Line[],
+  i: number,
+  vocabulary: HeaderVocabulary,
+  accept: (columns: HeaderColumn[], first: number, last: number) => T | null,
+): T | null {
+  const block = headerBlockAt(lines, i, (l) => isHeaderLine(l, vocabulary));
+  if (!block) return null;
+  for (let first = block.first; first <= block.last; first++) {
+    const found = accept(headerColumns(lines, first, block.last), first, block.last);
+    if (found) return found;
+  }
+  return null;
 }
