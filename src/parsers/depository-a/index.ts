@@ -48,8 +48,9 @@ import {
   schemeFromFolioRow,
   type HoldingKind,
 } from '../depository/shared.js';
+import { attachFolioBlocks, FolioTxnReader } from '../depository/folio-txns.js';
 
-type Section = 'none' | 'summary' | 'account' | 'txns' | 'holdings' | 'mfmeta' | 'mftable' | 'nps' | 'insurance';
+type Section = 'none' | 'summary' | 'account' | 'txns' | 'holdings' | 'mfmeta' | 'mftxns' | 'mftable' | 'nps' | 'insurance';
 interface Meta {
   amc: string;
   name: string;
@@ -188,7 +189,12 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)), 'NPS holdings');
   const policies = new Table('policy', (f) => out.insurance.life_insurance_policies.push(policyOf(f)), 'insurance policies');
   const tables = [holdings, txns, metaRows, folioTable, npsTable, policies];
-  const endTables = (): void => tables.forEach((t) => t.end());
+  /** Transactions of the folios held with the MF/RTA (`STATEMENT OF TRANSACTIONS` under that heading). */
+  const folioTxns = new FolioTxnReader();
+  const endTables = (): void => {
+    tables.forEach((t) => t.end());
+    folioTxns.end();
+  };
 
   function addScheme(amc: string, folioNo: string, rta: string | null, scheme: MutualFundFolio['schemes'][number]): void {
     folioOf(out, folioNo, amc, rta).schemes.push(scheme);
@@ -203,7 +209,9 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     [
       /^STATEMENT OF TRANSACTIONS\b/i,
       () => {
-        section = 'txns';
+        // Under `MUTUAL FUND UNITS HELD WITH MF/RTA`: the folios' transactions; else an account's.
+        if (section === 'mfmeta' || section === 'mftxns') section = 'mftxns';
+        else section = 'txns';
         txnIsin = null;
       },
     ],
@@ -352,6 +360,7 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     holdings: (i, line) =>
       acc ? tableLine(holdings, lines, i, { pre: (u) => portfolioValue(u, line), mid: (u) => holdingKind(u, line) }) : i,
     mfmeta: (i) => tableLine(metaRows, lines, i, { rest: folioDetails }),
+    mftxns: (i) => folioTxns.feed(lines, i),
     mftable: (i) => tableLine(folioTable, lines, i),
     nps: (i) => npsSection(nps, npsTable, lines, i),
     insurance: (i) => tableLine(policies, lines, i),
@@ -419,6 +428,7 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ??
     out.nps.flatMap((n) => n.linked_holders).find((h) => h.pan)?.pan ??
     null;
+  attachFolioBlocks(out, folioTxns.blocks, warnings);
   finishStatement(out, warnings, declared);
   return { data: out, warnings };
 }
