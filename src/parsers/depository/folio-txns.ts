@@ -64,15 +64,18 @@ function roleOfWord(w: string): Role | null | undefined {
   return undefined;
 }
 
-/** A line made only of header words (unit marks and punctuation neutral), with at least one. */
-function headerish(l: Line): boolean {
+/**
+ * A line made only of header words (unit marks and punctuation neutral), with at least one; beside
+ * a header (`stacked`), a line of unit marks alone (`(₹) (₹) (₹)`) too.
+ */
+function headerish(l: Line, stacked = false): boolean {
   let known = 0;
   for (const w of l.words) {
     const r = roleOfWord(w.text);
     if (r === undefined) return false;
     if (r) known++;
   }
-  return known > 0;
+  return known > 0 || (stacked && l.words.length > 0);
 }
 
 export interface FolioColumn {
@@ -92,8 +95,8 @@ export function readFolioHeader(lines: Line[], i: number): { columns: FolioColum
   let a = i;
   let b = i;
   const close = (u: Line, v: Line): boolean => u.page === v.page && v.y - u.y <= size(u) * 2.2;
-  while (a > 0 && a > i - 6 && close(lines[a - 1], lines[a]) && headerish(lines[a - 1])) a--;
-  while (b + 1 < lines.length && b < a + 6 && close(lines[b], lines[b + 1]) && headerish(lines[b + 1])) b++;
+  while (a > 0 && a > i - 6 && close(lines[a - 1], lines[a]) && headerish(lines[a - 1], true)) a--;
+  while (b + 1 < lines.length && b < a + 6 && close(lines[b], lines[b + 1]) && headerish(lines[b + 1], true)) b++;
   const byRole = new Map<Role, { x0: number; x1: number }>();
   const marks: Word[] = [];
   for (let k = a; k <= b; k++) {
@@ -181,13 +184,20 @@ export class FolioTxnReader {
       return i;
     }
     if (!this.block) return i;
-    if ((m = /^(Opening|Closing)\s+Bal(?:ance|\.)?\b/i.exec(t))) {
+    // `Opening Balance` / `Closing Balance` with the units; the label may wrap (`Opening` / `Balance`).
+    const nums = l.words.filter((w) => amountWord(w.text));
+    const next = lines[i + 1];
+    const wrapped = Boolean(next && next.page === l.page && next.y - l.y <= size(l) * 2.4 && /^Bal(ance|\.)?$/i.test(text(next)));
+    if (
+      (m = /^(Opening|Closing)(?:\s+Bal(?:ance|\.)?\b|$|\s+[\d(,.-]+$)/i.exec(t)) &&
+      (!/^\S+$/.test(t) || wrapped) &&
+      (nums.length || wrapped)
+    ) {
       this.flush();
-      const nums = l.words.filter((w) => amountWord(w.text));
       const v = nums.length ? parseNumber(nums[nums.length - 1].text) : null;
       if (/^Opening/i.test(m[1])) this.block.open = v;
       else this.block.close = v;
-      return i;
+      return wrapped && !/\bBal/i.test(t) ? i + 1 : i;
     }
     if (l.words[0] && DATE_WORD.test(l.words[0].text) && parseDate(l.words[0].text) && this.columns) {
       const before = this.loose;
