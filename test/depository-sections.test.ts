@@ -11,7 +11,7 @@ import { ParsedStatement } from '../src/schema/index.js';
 import { toDepositoryExpected, type DStatement } from './fixtures/depository-data.js';
 import { toPdf, type Block } from './fixtures/depository-layout.js';
 import { seededStatement } from './fixtures/depository-seeded.js';
-import { CANONICAL_CHOICES, canonicalStyle, cdslDoc, nsdlDoc, type DepChoices } from './fixtures/depository-statement.js';
+import { applyChoices, CANONICAL_CHOICES, canonicalStyle, cdslDoc, nsdlDoc, type DepChoices } from './fixtures/depository-statement.js';
 import { drawStyle, type LayoutStyle } from './fixtures/lib/layout.js';
 
 /** A seeded depository_a statement with transactions on several holdings. */
@@ -212,5 +212,24 @@ describe('mutual fund folio transactions inside depository statements (issue 31)
     });
     expect(warnings.find((w) => w.code === 'OrphanTransactions')?.message).toContain(f.isin);
     expect(data.mutual_funds.flatMap((x) => x.schemes).some((x) => x.isin === f.isin)).toBe(false);
+  });
+});
+
+describe("depository_a's account details (issue 31)", () => {
+  it.each([
+    ['title-case BO labels several on a line, email and mobile on the first account only', { boTitle: true, contactOnAccount: true }],
+    ['upper-case BO labels, email and mobile on the first account only', { boTitle: false, contactOnAccount: true }],
+    ['title-case BO labels, email and mobile in the investor block', { boTitle: true, contactOnAccount: false }],
+  ] as [string, Partial<DepChoices>][])('%s', async (_t, choices) => {
+    let st = statement(3);
+    for (let s = 4; !st.accounts[0].bo; s++) st = statement(s);
+    const ch = { ...CANONICAL_CHOICES, canonical: false, ...choices };
+    applyChoices(st, ch);
+    const { data, warnings } = await parse(st, {}, ch);
+    expect(warnings).toEqual([]);
+    expect(data).toEqual(toDepositoryExpected(st, 'depository_a'));
+    expect(data.investor.email).toBe(st.investor.email);
+    expect(data.investor.mobile).toBe(st.investor.mobile);
+    expect(data.demat_accounts[0].additional_info.bo_sub_status).toBe(st.accounts[0].bo!.subStatus);
   });
 });
