@@ -48,8 +48,9 @@ import {
   schemeFromFolioRow,
   type HoldingKind,
 } from '../depository/shared.js';
+import { attachFolioBlocks, FolioTxnReader } from '../depository/folio-txns.js';
 
-type Section = 'none' | 'summary' | 'account' | 'txns' | 'holdings' | 'mfmeta' | 'mftable' | 'nps' | 'insurance';
+type Section = 'none' | 'summary' | 'account' | 'txns' | 'holdings' | 'mfmeta' | 'mftxns' | 'mftable' | 'nps' | 'insurance';
 interface Meta {
   amc: string;
   name: string;
@@ -59,10 +60,6 @@ interface Meta {
   rta: string | null;
 }
 
-const kv = (t: string, label: string): string | null => {
-  const m = new RegExp(`${label}\\s*:\\s*(.+?)(?=\\s+[A-Z][A-Z ()\`₹.]+\\s?:|$)`).exec(t);
-  return m ? m[1].trim() : null;
-};
 /** `DP Name : X  BO ID : 16 chars`, `... DPID : 16 chars`, `... DP ID : X  CLIENT ID : Y`. */
 const ACCOUNT_LINE =
   /^DP Name\s*:?\s*(.+?)\s+(?:(?:(?:BO\s*ID|DPID)\s*:?\s*)+([A-Z0-9]{16})|DP\s*ID\s*:?\s*([A-Z0-9]{8})\s+CLIENT\s*ID\s*:?\s*(\d{8}))\b/i;
@@ -86,22 +83,56 @@ const HOLDER =
   /^(?:FIRST|SECOND|THIRD|SOLE|SOLE\s*\/\s*FIRST)\s+HOLDER(?:'?S)?(?:\s+NAME)?\s*:?\s*(.+?)(?:\s*\(?\s*\bPAN\b(?:\s*No\.?)?\s*:?\s*([A-Z]{5}[0-9X]{4}[A-Z])\s*\)?)?$/i;
 const PAN_ALONE = /^\bPAN\b(?:\s*No\.?)?\s*:?\s*([A-Z]{5}[0-9X]{4}[A-Z])$/i;
 
+/** BO detail labels, in any case, several on a line (`BO Status : x   BO Sub Status : y`); `Nomination` stands alone. */
+const BO_LABELS =
+  /\b(BO SUB STATUS|BO STATUS|BO TYPE|BSDA|ACCOUNT STATUS|FROZEN STATUS|NOMINEE|NOMINATION|RGESS|EMAIL ID|E-?MAIL|MOBILE NO\.?|MOBILE)\b\s*:?\s*/gi;
+
+const BO_LABEL_FIRST = new RegExp(`^${BO_LABELS.source}`, 'i');
+
+/** An account whose email was cut at a line end (`NAME@DOMAIN.` / `COM` below it). */
+const emailCut = new WeakSet<DematAccount>();
+/** The mobile number an account's details print (for the investor when the investor block has none). */
+export const accountMobile = new WeakMap<DematAccount, string>();
+
 /** An account's holders and BO details. */
 function accountDetail(acc: DematAccount, t: string): void {
   let m: RegExpExecArray | null;
   const last = acc.linked_holders[acc.linked_holders.length - 1];
+  const info = acc.additional_info;
+  // A line of labels (the mobile printed a little lower than the email) does not continue it.
+  if (emailCut.has(acc) && !BO_LABEL_FIRST.test(t)) {
+    emailCut.delete(acc);
+    // The rest of an email cut at the line end: the first word of the next line.
+    if ((m = /^([a-z]{2,6}(?:\.[a-z]{2,6})?)\b/i.exec(t)) && info.email) {
+      info.email = `${info.email}${m[1].toLowerCase()}`;
+      t = t.slice(m[0].length).trim();
+    }
+  }
   if ((m = HOLDER.exec(t)) && m[1].trim())
     acc.linked_holders.push({ name: m[1].trim(), pan: m[2] && PAN.test(m[2]) ? m[2].toUpperCase() : null });
   else if ((m = PAN_ALONE.exec(t)) && last && !last.pan) last.pan = m[1].toUpperCase();
-  else if (/^BO STATUS\s*:/i.test(t)) {
-    acc.additional_info.bo_status = kv(t, 'BO STATUS');
-    acc.additional_info.bo_sub_status = kv(t, 'BO SUB STATUS');
-  } else if (/^BO TYPE\s*:/i.test(t)) {
-    acc.additional_info.bo_type = kv(t, 'BO TYPE');
-    acc.additional_info.bsda = kv(t, 'BSDA');
-    acc.additional_info.status = kv(t, 'ACCOUNT STATUS');
-  } else if ((m = /^NOMINEE\s*:\s*(.+)$/i.exec(t))) acc.additional_info.nominee = m[1].trim();
-  else if ((m = /^EMAIL ID\s*:\s*(\S+@\S+)/i.exec(t))) acc.additional_info.email = m[1].toLowerCase();
+  else {
+    const parts = t.split(BO_LABELS);
+    for (let k = 1; k + 1 < parts.length; k += 2) {
+      const label = parts[k]
+        .toUpperCase()
+        .replace(/[^A-Z]+/g, ' ')
+        .trim();
+      const value = parts[k + 1].trim();
+      if (!value) continue;
+      if (label === 'BO STATUS') info.bo_status = value;
+      else if (label === 'BO SUB STATUS') info.bo_sub_status = value;
+      else if (label === 'BO TYPE') info.bo_type = value;
+      else if (label === 'BSDA') info.bsda = value;
+      else if (label === 'ACCOUNT STATUS') info.status = value;
+      else if (label === 'NOMINEE') info.nominee = value;
+      else if ((label === 'EMAIL ID' || label === 'EMAIL' || label === 'E MAIL') && (m = /^(\S+@\S+)/.exec(value))) {
+        info.email = m[1].toLowerCase();
+        if (/\.$/.test(info.email) || !/@[^.]+\.[a-z]{2,}/.test(info.email)) emailCut.add(acc);
+      } else if (label.startsWith('MOBILE') && (m = /^(\+?[\dX][\dX ]{6,}[\dX])\b/i.exec(value)))
+        accountMobile.set(acc, m[1].replace(/\s/g, ''));
+    }
+  }
 }
 
 export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement> {
@@ -188,7 +219,12 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
   const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)), 'NPS holdings');
   const policies = new Table('policy', (f) => out.insurance.life_insurance_policies.push(policyOf(f)), 'insurance policies');
   const tables = [holdings, txns, metaRows, folioTable, npsTable, policies];
-  const endTables = (): void => tables.forEach((t) => t.end());
+  /** Transactions of the folios held with the MF/RTA (`STATEMENT OF TRANSACTIONS` under that heading). */
+  const folioTxns = new FolioTxnReader();
+  const endTables = (): void => {
+    tables.forEach((t) => t.end());
+    folioTxns.end();
+  };
 
   function addScheme(amc: string, folioNo: string, rta: string | null, scheme: MutualFundFolio['schemes'][number]): void {
     folioOf(out, folioNo, amc, rta).schemes.push(scheme);
@@ -203,7 +239,9 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     [
       /^STATEMENT OF TRANSACTIONS\b/i,
       () => {
-        section = 'txns';
+        // Under `MUTUAL FUND UNITS HELD WITH MF/RTA`: the folios' transactions; else an account's.
+        if (section === 'mfmeta' || section === 'mftxns') section = 'mftxns';
+        else section = 'txns';
         txnIsin = null;
       },
     ],
@@ -352,6 +390,7 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     holdings: (i, line) =>
       acc ? tableLine(holdings, lines, i, { pre: (u) => portfolioValue(u, line), mid: (u) => holdingKind(u, line) }) : i,
     mfmeta: (i) => tableLine(metaRows, lines, i, { rest: folioDetails }),
+    mftxns: (i) => folioTxns.feed(lines, i),
     mftable: (i) => tableLine(folioTable, lines, i),
     nps: (i) => npsSection(nps, npsTable, lines, i),
     insurance: (i) => tableLine(policies, lines, i),
@@ -415,10 +454,17 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
       `no demat account ("DP Name : ... BO ID : ...") or mutual fund folio found ${where} in this depository_a statement`,
     );
   }
+  // Email and mobile from the account details when the investor block prints none (the first CDSL account's).
+  const first = out.demat_accounts.find((a) => a.demat_type === 'DEPOSITORY_A' && (a.additional_info.email || accountMobile.has(a)));
+  if (first && !out.investor.email && !out.investor.mobile) {
+    out.investor.email = first.additional_info.email ?? null;
+    out.investor.mobile = accountMobile.get(first) ?? null;
+  }
   out.investor.pan ??=
     out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ??
     out.nps.flatMap((n) => n.linked_holders).find((h) => h.pan)?.pan ??
     null;
+  attachFolioBlocks(out, folioTxns.blocks, warnings);
   finishStatement(out, warnings, declared);
   return { data: out, warnings };
 }

@@ -39,9 +39,10 @@ import {
   unreadSections,
   type Heading,
 } from '../depository/sections.js';
+import { attachFolioBlocks, FolioTxnReader } from '../depository/folio-txns.js';
 import { findHolding, finishStatement, headingKind, holdersFrom, type HoldingKind } from '../depository/shared.js';
 
-type Section = 'none' | 'summary' | 'holdings' | 'txns' | 'folios' | 'nps' | 'insurance' | 'done';
+type Section = 'none' | 'summary' | 'holdings' | 'txns' | 'folios' | 'mftxns' | 'nps' | 'insurance' | 'done';
 
 const IDS = /DP\s*ID\s*:?\s*([A-Z0-9]{8})\s+Client\s*ID\s*:?\s*(\d{8})/i;
 
@@ -113,7 +114,12 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
   const npsTable = new Table('tier', (f) => nps?.funds.push(npsFundOf(f)), 'National Pension System (N)');
   const policies = new Table('policy', (f) => out.insurance.life_insurance_policies.push(policyOf(f)));
   const tables = [holdings, txns, folios, npsTable, policies];
-  const endTables = (): void => tables.forEach((t) => t.end());
+  /** Mutual fund folio transactions (`Mutual Funds Transaction Statement ...`). */
+  const folioTxns = new FolioTxnReader();
+  const endTables = (): void => {
+    tables.forEach((t) => t.end());
+    folioTxns.end();
+  };
 
   /** A demat account header: its ids line, the DP name and the holders around it. */
   function account(i: number, ids: RegExpExecArray): number {
@@ -172,6 +178,13 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       },
     ],
     [
+      /^(Mutual Funds? (Folios? )?Transaction Statement|Mutual Fund Folios \(F\) Transactions|Transactions in Mutual Fund Folios)\b/i,
+      () => {
+        section = 'mftxns';
+        acc = undefined;
+      },
+    ],
+    [
       /^National Pension System \(N\)$/i,
       () => {
         section = 'nps';
@@ -215,6 +228,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       }),
     nps: (i) => npsSection(nps, npsTable, lines, i, holdersFrom),
     insurance: (i) => tableLine(policies, lines, i),
+    mftxns: (i) => folioTxns.feed(lines, i),
   };
 
   for (let i = idIdx + 1; i < lines.length; i++) {
@@ -294,6 +308,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       `no demat account ("DP ID: ... Client ID: ...") or mutual fund folio found after the investor block (page ${lines[idIdx].page}) of this depository_b statement`,
     );
   out.investor.pan ??= out.demat_accounts.flatMap((a) => a.linked_holders).find((h) => h.pan)?.pan ?? null;
+  attachFolioBlocks(out, folioTxns.blocks, warnings);
   finishStatement(out, warnings, declared);
   return { data: out, warnings };
 }

@@ -108,3 +108,94 @@ export function depositoryTransactionType(description: string, units: number | n
   }
   return dir === 'credit' ? 'PURCHASE' : dir === 'debit' ? 'REDEMPTION' : 'UNKNOWN';
 }
+
+// ------------------------------------------------------------------ mutual fund folio rows
+
+/**
+ * Which way a folio row moves units: `in` (bought, switched in, reinvested) or `out` (redeemed,
+ * switched out, reversed).
+ */
+export type Moves = 'in' | 'out';
+
+export interface FolioPhrasing {
+  phrase: string;
+  moves: Moves;
+  type: TransactionType;
+}
+
+const fp = (phrase: string, moves: Moves, type: TransactionType): FolioPhrasing => ({ phrase, moves, type });
+
+/**
+ * Mutual fund folio rows printed inside depository statements (depository_b's `Mutual Funds
+ * Transaction Statement`, depository_a's folios `HELD WITH MF/RTA`): the registrar's wording, with
+ * the units printed unsigned, so the wording also says which way they move. First match wins, as
+ * whole words: reversals, mergers, redemptions and withdrawals before switches, switches before
+ * systematic purchases (a systematic switch is a switch, a systematic withdrawal a redemption),
+ * those before a plain purchase.
+ */
+export const FOLIO_PHRASINGS: readonly FolioPhrasing[] = [
+  // Rows undoing a purchase: the units go back out.
+  fp('REVERSAL', 'out', 'REVERSAL'),
+  fp('REJECTION', 'out', 'REVERSAL'),
+  fp('REJECTED', 'out', 'REVERSAL'),
+  // Schemes merged: units leave one scheme for another.
+  fp('SWITCH OUT MERGER', 'out', 'SWITCH_OUT_MERGER'),
+  fp('MERGER SWITCH OUT', 'out', 'SWITCH_OUT_MERGER'),
+  fp('MERGER OUT', 'out', 'SWITCH_OUT_MERGER'),
+  fp('SWITCH IN MERGER', 'in', 'SWITCH_IN_MERGER'),
+  fp('MERGER SWITCH IN', 'in', 'SWITCH_IN_MERGER'),
+  fp('MERGER IN', 'in', 'SWITCH_IN_MERGER'),
+  // Redemptions and withdrawals (systematic ones too).
+  fp('REDEMPTION', 'out', 'REDEMPTION'),
+  fp('REPURCHASE', 'out', 'REDEMPTION'),
+  fp('SYSTEMATIC WITHDRAWAL', 'out', 'REDEMPTION'),
+  fp('SYS WITHDRAWAL', 'out', 'REDEMPTION'),
+  fp('SWP', 'out', 'REDEMPTION'),
+  // Switches and transfers between schemes.
+  fp('SWITCH OUT', 'out', 'SWITCH_OUT'),
+  fp('SWITCH OVER OUT', 'out', 'SWITCH_OUT'),
+  fp('STP OUT', 'out', 'SWITCH_OUT'),
+  fp('LATERAL SHIFT OUT', 'out', 'SWITCH_OUT'),
+  fp('TRANSFER OUT', 'out', 'SWITCH_OUT'),
+  fp('SWITCH IN', 'in', 'SWITCH_IN'),
+  fp('SWITCH OVER IN', 'in', 'SWITCH_IN'),
+  fp('STP IN', 'in', 'SWITCH_IN'),
+  fp('LATERAL SHIFT IN', 'in', 'SWITCH_IN'),
+  fp('TRANSFER IN', 'in', 'SWITCH_IN'),
+  // Income distributions reinvested as units.
+  fp('DIVIDEND REINVEST', 'in', 'DIVIDEND_REINVEST'),
+  fp('DIVIDEND REINVESTMENT', 'in', 'DIVIDEND_REINVEST'),
+  fp('IDCW REINVEST', 'in', 'DIVIDEND_REINVEST'),
+  fp('IDCW REINVESTMENT', 'in', 'DIVIDEND_REINVEST'),
+  fp('DIV REINVESTED', 'in', 'DIVIDEND_REINVEST'),
+  // Systematic purchases (instalments of an SIP).
+  fp('SYS INVESTMENT', 'in', 'PURCHASE_SIP'),
+  fp('SYSTEMATIC INVESTMENT', 'in', 'PURCHASE_SIP'),
+  fp('SYSTEMATIC PURCHASE', 'in', 'PURCHASE_SIP'),
+  fp('PURCHASE SYSTEMATIC', 'in', 'PURCHASE_SIP'),
+  fp('SIP', 'in', 'PURCHASE_SIP'),
+  // Units allotted without a purchase.
+  fp('BONUS', 'in', 'MISC'),
+  // Purchases (lump sum, new fund offers).
+  fp('PURCHASE', 'in', 'PURCHASE'),
+  fp('NFO', 'in', 'PURCHASE'),
+  fp('ALLOTMENT', 'in', 'PURCHASE'),
+];
+
+const FOLIO_PREPARED = FOLIO_PHRASINGS.map((x) => ({ ...x, words: words(x.phrase) }));
+
+/**
+ * A folio row's SPEC type and the direction of its units. The units may be printed signed (a minus
+ * or parentheses: out) or unsigned (the wording decides). A signed row takes the first phrasing of
+ * its direction, else its direction's generic type; an unsigned row the first phrasing of either
+ * direction, else none (`moves` null: UNKNOWN, the units left as printed).
+ */
+export function folioTransaction(description: string, printedUnits: number | null): { type: TransactionType; moves: Moves | null } {
+  const d = words(description);
+  if (printedUnits !== null && printedUnits < 0) {
+    const hit = FOLIO_PREPARED.find((x) => x.moves === 'out' && d.includes(x.words));
+    return { type: hit?.type ?? 'REDEMPTION', moves: 'out' };
+  }
+  const hit = FOLIO_PREPARED.find((x) => d.includes(x.words));
+  return hit ? { type: hit.type, moves: hit.moves } : { type: 'UNKNOWN', moves: null };
+}

@@ -1,0 +1,399 @@
+/**
+ * Mutual fund folio transactions printed inside depository statements (issue 31): depository_b's
+ * `Mutual Funds Transaction Statement` and depository_a's `STATEMENT OF TRANSACTIONS` under
+ * `MUTUAL FUND UNITS HELD WITH MF/RTA`. Each scheme's block opens with an `ISIN : ...` line (the
+ * folio number on it when printed), then `Opening Balance`, dated rows (a description over one or
+ * more baselines; amount, stamp duty, NAV, price, units and, in some versions, income distribution
+ * and capital withdrawal by column), `Closing Balance`. A block may continue over a page break,
+ * under a repeated column header or none.
+ *
+ * The column header has its own small vocabulary (income distribution, capital withdrawal, words
+ * broken over lines with a soft hyphen), so it is read here: every header word names its column's
+ * role, and the words of one role, stacked or side by side, are one column. Numbers are assigned by
+ * order when a row prints one per column, else to the column they overlap (or stand nearest to).
+ *
+ * The self-check per block: closing units = opening + units in - units out (warning
+ * `UnitsMismatch`); a block whose scheme is not among the statement's folios is reported
+ * (`OrphanTransactions`), a row whose wording gives no direction is typed UNKNOWN with its units as
+ * printed. Nothing is guessed.
+ */
+import type { Line, Word } from '../../pdf/model.js';
+import { exactSum, parseDate, parseNumber, round } from '../../pdf/numbers.js';
+import type { MutualFundFolio, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
+import { folioTransaction } from '../phrasings/depository.js';
+import { squash, text } from './read.js';
+
+type Role = 'date' | 'desc' | 'amount' | 'stamp' | 'nav' | 'price' | 'units' | 'income' | 'capital' | 'balance';
+const NUMERIC: ReadonlySet<Role> = new Set(['amount', 'stamp', 'nav', 'price', 'units', 'income', 'capital', 'balance']);
+
+/** Header words (lower case, letters only) -> the role of their column; `null`: a unit mark. */
+const WORDS: Record<string, Role | null> = {
+  date: 'date',
+  txn: 'date',
+  transaction: 'desc',
+  details: 'desc',
+  description: 'desc',
+  particulars: 'desc',
+  amount: 'amount',
+  stamp: 'stamp',
+  duty: 'stamp',
+  nav: 'nav',
+  price: 'price',
+  units: 'units',
+  unit: 'units',
+  income: 'income',
+  distribution: 'income',
+  capital: 'capital',
+  withdrawal: 'capital',
+  balance: 'balance',
+  in: null,
+  rs: null,
+  inr: null,
+};
+
+const norm = (w: string): string => w.toLowerCase().replace(/[^a-z]/g, '');
+
+/** A header word's role: a vocabulary word, or part of one broken over two lines (`Distrib-` / `ution`). */
+function roleOfWord(w: string): Role | null | undefined {
+  if (/\d/.test(w)) return undefined;
+  const n = norm(w);
+  if (!n) return null;
+  if (n in WORDS) return WORDS[n];
+  if (n.length >= 4)
+    for (const [k, r] of Object.entries(WORDS)) if (r && k.length > n.length && (k.startsWith(n) || k.endsWith(n))) return r;
+  return undefined;
+}
+
+/**
+ * A line made only of header words (unit marks and punctuation neutral), with at least one; beside
+ * a header (`stacked`), a line of unit marks alone (`(₹) (₹) (₹)`) too.
+ */
+function headerish(l: Line, stacked = false): boolean {
+  let known = 0;
+  for (const w of l.words) {
+    const r = roleOfWord(w.text);
+    if (r === undefined) return false;
+    if (r) known++;
+  }
+  return known > 0 || (stacked && l.words.length > 0);
+}
+
+export interface FolioColumn {
+  role: Role;
+  x0: number;
+  x1: number;
+}
+
+const size = (l: Line): number => (l.pieces.length ? Math.max(...l.pieces.map((p) => p.size)) : 7);
+
+/**
+ * The header whose lines include lines[i] (stacked lines within about two line heights), or null:
+ * it must name the date, the units and two more amounts.
+ */
+export function readFolioHeader(lines: Line[], i: number): { columns: FolioColumn[]; next: number } | null {
+  if (!headerish(lines[i])) return null;
+  let a = i;
+  let b = i;
+  const close = (u: Line, v: Line): boolean => u.page === v.page && v.y - u.y <= size(u) * 2.2;
+  while (a > 0 && a > i - 6 && close(lines[a - 1], lines[a]) && headerish(lines[a - 1], true)) a--;
+  while (b + 1 < lines.length && b < a + 6 && close(lines[b], lines[b + 1]) && headerish(lines[b + 1], true)) b++;
+  const byRole = new Map<Role, { x0: number; x1: number }>();
+  const marks: Word[] = [];
+  for (let k = a; k <= b; k++) {
+    for (const w of lines[k].words) {
+      const r = roleOfWord(w.text);
+      if (r === null) {
+        marks.push(w);
+        continue;
+      }
+      if (!r) continue;
+      const c = byRole.get(r);
+      byRole.set(r, c ? { x0: Math.min(c.x0, w.x0), x1: Math.max(c.x1, w.x1) } : { x0: w.x0, x1: w.x1 });
+    }
+  }
+  const roles = [...byRole.keys()];
+  if (!byRole.has('date') || !byRole.has('units') || roles.filter((r) => NUMERIC.has(r)).length < 3) return null;
+  const columns = roles.map((role) => ({ role, ...byRole.get(role)! })).sort((u, v) => u.x0 - v.x0);
+  // A unit mark (`in ₹`, `(Rs.)`) under a column widens it.
+  for (const w of marks) {
+    const c = columns.find((x) => Math.min(x.x1, w.x1) - Math.max(x.x0, w.x0) > 0);
+    if (c) {
+      c.x0 = Math.min(c.x0, w.x0);
+      c.x1 = Math.max(c.x1, w.x1);
+    }
+  }
+  return { columns, next: b + 1 };
+}
+
+/** One scheme's block of rows. */
+export interface FolioBlock {
+  isin: string;
+  folio: string | null;
+  page: number;
+  open: number | null;
+  close: number | null;
+  txns: Transaction[];
+  /** Rows typed UNKNOWN because their wording gives no direction. */
+  undirected: number;
+}
+
+const DATE_WORD = /^\d{1,2}[-/](?:\d{1,2}|[A-Za-z]{3})[-/]\d{4}$/;
+const OPENER = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\b/i;
+const FOLIO_ON = /Folio\s*No\.?\s*[-:]?\s*([A-Z0-9][A-Z0-9/]*)\s*$/i;
+
+/** A number word of a row (not a date, not an identifier of nine digits or more). */
+const amountWord = (w: string): boolean => /\d/.test(w) && !/^\d{9,}$/.test(w) && parseNumber(w) !== null;
+
+/**
+ * Reads the rows of one section: feed it every body line of the section; `blocks` holds what was
+ * read. Lines it does not know (AMC and scheme name lines, a heading's second line) are left alone.
+ */
+export class FolioTxnReader {
+  readonly blocks: FolioBlock[] = [];
+  private columns: FolioColumn[] | null = null;
+  private block: FolioBlock | null = null;
+  /** The record being read: its key (dated) line and the lines given to it so far. */
+  private key: Line | null = null;
+  private rec: Line[] = [];
+  /** Lines since the last key or boundary: a description may wrap above its key line as well as below. */
+  private loose: Line[] = [];
+
+  /** Feed lines[i]; returns the index of the last line read (a header may span several). */
+  feed(lines: Line[], i: number): number {
+    const l = lines[i];
+    const t = text(l);
+    const h = readFolioHeader(lines, i);
+    if (h) {
+      this.flush();
+      this.columns = h.columns;
+      return h.next - 1;
+    }
+    let m: RegExpExecArray | null;
+    if ((m = OPENER.exec(t))) {
+      this.flush();
+      this.block = {
+        isin: m[1].toUpperCase(),
+        folio: FOLIO_ON.exec(t)?.[1] ?? null,
+        page: l.page,
+        open: null,
+        close: null,
+        txns: [],
+        undirected: 0,
+      };
+      this.blocks.push(this.block);
+      return i;
+    }
+    if (!this.block) return i;
+    // `Opening Balance` / `Closing Balance` with the units; the label may wrap (`Opening` / `Balance`).
+    const nums = l.words.filter((w) => amountWord(w.text));
+    const next = lines[i + 1];
+    const wrapped = Boolean(next && next.page === l.page && next.y - l.y <= size(l) * 2.4 && /^Bal(ance|\.)?$/i.test(text(next)));
+    if (
+      (m = /^(Opening|Closing)(?:\s+Bal(?:ance|\.)?\b|$|\s+[\d(,.-]+$)/i.exec(t)) &&
+      (!/^\S+$/.test(t) || wrapped) &&
+      (nums.length || wrapped)
+    ) {
+      this.flush();
+      const v = nums.length ? parseNumber(nums[nums.length - 1].text) : null;
+      if (/^Opening/i.test(m[1])) this.block.open = v;
+      else this.block.close = v;
+      return wrapped && !/\bBal/i.test(t) ? i + 1 : i;
+    }
+    if (l.words[0] && DATE_WORD.test(l.words[0].text) && parseDate(l.words[0].text) && this.columns) {
+      const before = this.loose;
+      this.loose = [];
+      let mine = before;
+      if (this.key) {
+        // Lines between two keys are shared out at the widest vertical gap among them.
+        const chain = [this.rec[this.rec.length - 1], ...before, l];
+        let cut = 1;
+        let widest = -1;
+        for (let k = 1; k < chain.length; k++) {
+          const gap = chain[k].page === chain[k - 1].page ? chain[k].y - chain[k - 1].y : Infinity;
+          if (gap > widest) {
+            widest = gap;
+            cut = k;
+          }
+        }
+        this.rec.push(...before.slice(0, cut - 1));
+        mine = before.slice(cut - 1);
+        this.emit();
+      }
+      // Lines above the key belong to it only when they are close to it.
+      const near: Line[] = [];
+      let at = l;
+      for (let k = mine.length - 1; k >= 0; k--) {
+        if (mine[k].page !== at.page || at.y - mine[k].y > size(at) * 2.4) break;
+        near.unshift(mine[k]);
+        at = mine[k];
+      }
+      this.key = l;
+      this.rec = [...near, l];
+      return i;
+    }
+    this.loose.push(l);
+    return i;
+  }
+
+  /** The end of the section. */
+  end(): void {
+    this.flush();
+    this.block = null;
+    this.columns = null;
+  }
+
+  /** A boundary (a balance row, a header, a block's opener): the lines close below the record are its own. */
+  private flush(): void {
+    if (this.key) {
+      let last = this.rec[this.rec.length - 1];
+      for (const l of this.loose) {
+        if (l.page !== last.page || l.y - last.y > size(last) * 2.4) break;
+        this.rec.push(l);
+        last = l;
+      }
+      this.emit();
+    }
+    this.loose = [];
+  }
+
+  private emit(): void {
+    const key = this.key;
+    const rec = this.rec;
+    this.key = null;
+    this.rec = [];
+    if (!key || !this.block || !this.columns) return;
+    const t = this.row(key, rec, this.columns);
+    if (!t) return;
+    this.block.txns.push(t);
+    if (t.type === 'UNKNOWN') this.block.undirected++;
+  }
+
+  /** A record's transaction: the date, the description (text left of the amounts), numbers by column. */
+  private row(key: Line, rec: Line[], cols: FolioColumn[]): Transaction | null {
+    const date = parseDate(key.words[0].text);
+    if (!date) return null;
+    const numeric = cols.filter((c) => NUMERIC.has(c.role));
+    const firstNum = Math.min(...numeric.map((c) => c.x0));
+    const desc: string[] = [];
+    const perLine: Word[][] = rec.map(() => []);
+    rec.forEach((l, k) => {
+      for (const w of l === key ? l.words.slice(1) : l.words) {
+        if (amountWord(w.text) && w.x1 > firstNum - 2) perLine[k].push(w);
+        else desc.push(w.text);
+      }
+    });
+    // The numbers stand on one line of the record (its first or its last).
+    const numLine = perLine.find((ws) => ws.length) ?? [];
+    for (const ws of perLine) if (ws !== numLine) desc.push(...ws.map((w) => w.text));
+    const got = assign(numLine, numeric);
+    const n = (r: Role): number | null => parseNumber(got.get(r));
+    const description = squash(desc.join(' '));
+    const printed = n('units');
+    const { type, moves } = folioTransaction(description, printed);
+    const sign = moves === 'out' ? -1 : 1;
+    const units = printed === null ? null : round(sign * Math.abs(printed), 4);
+    const amount = n('amount');
+    return {
+      date,
+      description,
+      type,
+      amount: amount === null ? null : moves === 'out' ? -Math.abs(amount) : amount,
+      units,
+      nav: n('nav'),
+      balance: n('balance'),
+      dividend_rate: null,
+      additional_info: {
+        credit: null,
+        debit: null,
+        stamp_duty: n('stamp'),
+        price: n('price'),
+        income_distribution: n('income'),
+        capital_withdrawal: n('capital'),
+        order_no: null,
+      },
+    };
+  }
+}
+
+/** Numbers -> columns: by order when there is one per column, else each to the column it overlaps or stands nearest to. */
+function assign(nums: Word[], cols: FolioColumn[]): Map<Role, string> {
+  const out = new Map<Role, string>();
+  const sorted = [...nums].sort((u, v) => u.x0 - v.x0);
+  if (sorted.length === cols.length) {
+    sorted.forEach((w, k) => out.set(cols[k].role, w.text));
+    return out;
+  }
+  let limit = cols.length;
+  // From the right, never right of the number after it.
+  for (let k = sorted.length - 1; k >= 0; k--) {
+    const w = sorted[k];
+    let best = -1;
+    let top = -Infinity;
+    for (let c = 0; c < limit; c++) {
+      const col = cols[c];
+      const ov = Math.min(w.x1, col.x1) - Math.max(w.x0, col.x0);
+      const score = ov > 0 ? ov : -Math.min(Math.abs(w.x1 - col.x1), Math.abs(w.x0 - col.x0)) - 1000;
+      if (score > top) {
+        top = score;
+        best = c;
+      }
+    }
+    if (best < 0) break;
+    out.set(cols[best].role, w.text);
+    limit = best;
+  }
+  return out;
+}
+
+const UNIT_TOLERANCE = 0.0015;
+
+/**
+ * Attach the blocks to the statement's folio schemes (by ISIN and folio number, or by ISIN alone
+ * when the block prints no folio and one scheme has it), set the schemes' opening and closing
+ * units, and check closing = opening + units in - units out.
+ */
+export function attachFolioBlocks(out: ParsedStatement, blocks: FolioBlock[], warnings: ParseWarning[]): void {
+  const flat = (f: string): string => f.replace(/\s+/g, '').toUpperCase();
+  for (const b of blocks) {
+    const candidates: { folio: MutualFundFolio; scheme: MutualFundFolio['schemes'][number] }[] = [];
+    for (const folio of out.mutual_funds)
+      for (const scheme of folio.schemes)
+        if (scheme.isin === b.isin && (!b.folio || flat(folio.folio_number) === flat(b.folio))) candidates.push({ folio, scheme });
+    // A folio printed with a suffix on one side only (`123/45` and `123`): the same folio.
+    if (!candidates.length && b.folio)
+      for (const folio of out.mutual_funds)
+        for (const scheme of folio.schemes)
+          if (scheme.isin === b.isin && flat(folio.folio_number).split('/')[0] === flat(b.folio).split('/')[0])
+            candidates.push({ folio, scheme });
+    const where = `${b.isin}${b.folio ? ` (folio ${b.folio})` : ''} on page ${b.page}`;
+    if (candidates.length !== 1) {
+      if (b.txns.length || b.open !== null)
+        warnings.push({
+          code: 'OrphanTransactions',
+          message: candidates.length
+            ? `mutual fund transactions for ${where}: ${candidates.length} folios hold this scheme and the block names none; left out`
+            : `mutual fund transactions for ${where}: no such scheme among the statement's folios; left out`,
+        });
+      continue;
+    }
+    const { scheme } = candidates[0];
+    scheme.transactions.push(...b.txns);
+    const moved = exactSum(
+      b.txns.map((t) => t.units ?? 0),
+      4,
+    );
+    const open = b.open ?? scheme.additional_info.open_units ?? null;
+    const close = b.close ?? scheme.units;
+    if (open !== null) scheme.additional_info.open_units = open;
+    scheme.additional_info.close_units = close;
+    const problems: string[] = [];
+    if (b.undirected) problems.push(`${b.undirected} row(s) whose wording gives no direction (typed UNKNOWN, units as printed)`);
+    if (open !== null && Math.abs(round(open + moved, 4) - close) > UNIT_TOLERANCE)
+      problems.push(`opening ${open} + movements ${moved} is ${round(open + moved, 4)}, the closing balance is ${close}`);
+    // The folio table may print the units to fewer decimals (`13,857.74` for 13,857.743).
+    const places = Math.min(3, (String(scheme.units).split('.')[1] ?? '').length);
+    if (b.close !== null && Math.abs(b.close - scheme.units) > Math.max(UNIT_TOLERANCE, places < 3 ? 10 ** -places : 0))
+      problems.push(`the closing balance ${b.close} differs from the ${scheme.units} units the folio table holds`);
+    if (problems.length) warnings.push({ code: 'UnitsMismatch', message: `mutual fund scheme ${where}: ${problems.join('; ')}` });
+  }
+}
