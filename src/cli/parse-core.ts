@@ -5,19 +5,21 @@
 import { promises as fs } from 'node:fs';
 // The pool and the error map only: the parse job itself (parsers, PDF engine) loads in the workers.
 import { errorInfo, PASSWORD_HINT, type JobError } from '../core/errors.js';
+import { parseLimits } from '../core/limits.js';
 import { cores, ParsePool } from '../core/pool.js';
 import { displayPath, fsPath, inputError, type InputPath } from '../core/input.js';
 import { argPath } from './io.js';
 import type { ParseJob, ParseOutcome, PasswordPlan } from '../core/parse-job.js';
-import type { EngineName } from '../pdf/engine.js';
+import { DEFAULT_ENGINE, resolveEngine, type EngineName } from '../pdf/engine.js';
 import type { PdfDocument } from '../pdf/model.js';
 import type { AnyResult, Detection, ParseOptions } from '../parsers/index.js';
 
 export { errorInfo, PASSWORD_HINT, type PasswordPlan };
 
 /** Open a PDF in this thread with the password candidates (for --debug-layout, which needs the document model). */
-export async function openWithPasswords(bytes: Uint8Array, plan: PasswordPlan, engine?: EngineName): Promise<PdfDocument> {
-  return (await import('../core/parse-job.js')).openWithPasswords(bytes, plan, {}, engine);
+export async function openWithPasswords(bytes: Uint8Array, plan: PasswordPlan, engine: EngineChoice): Promise<PdfDocument> {
+  if ('error' in engine) throw engine.error;
+  return (await import('../core/parse-job.js')).openWithPasswords(bytes, plan, {}, engine.name);
 }
 
 /** One file's outcome as the commands render it (the core outcome, with the file name). */
@@ -29,28 +31,49 @@ export interface FileOutcome {
   error?: JobError;
 }
 
-/** What a command asks of each job: the format and broker, detection only, and the PDF engine (`--engine`). */
-export type Opts = ParseOptions & { detectOnly?: boolean; engine?: EngineName };
+/** What a command asks of each job: the format and broker, detection only, and the PDF engine (decided once). */
+export type Opts = ParseOptions & { detectOnly?: boolean; engine: EngineChoice };
+
+/** The PDF engine of a command's jobs: resolved once; a bad CAS_PDF_ENGINE is each file's error (as the pool reports it). */
+export type EngineChoice = { name: EngineName } | { error: unknown };
+
+/** The engine named by `--engine`, else by CAS_PDF_ENGINE, else the default. */
+export function engineChoice(flag: string | undefined, env: NodeJS.ProcessEnv): EngineChoice {
+  try {
+    return { name: resolveEngine(flag, env) };
+  } catch (error) {
+    return { error };
+  }
+}
 
 let shared: ParsePool | undefined;
 
-/** Start the first worker (and its PDF engine) now, while the command is still starting up. */
-function warmUp(): void {
+/**
+ * The process's pool, grown when more workers are asked for. Idle workers do not keep the process
+ * alive. Its settings are checked in the pool's order: the limits, then the engine.
+ */
+function pool(size: number, engine: EngineChoice): ParsePool {
+  if (shared) {
+    shared.grow(size);
+    return shared;
+  }
+  const limits = parseLimits();
+  if ('error' in engine) throw engine.error;
+  return (shared = new ParsePool({ size, limits, engine: engine.name }));
+}
+
+/**
+ * Start the first worker (and its PDF engine) now, while the command is still getting ready: called
+ * by each command that opens PDFs, as soon as it knows the engine. Bad settings are left for the
+ * parse to report.
+ */
+export function warmParsePool(engine: EngineChoice): void {
+  if ('error' in engine) return;
   try {
-    shared ??= new ParsePool({ size: 1, warm: true });
+    shared ??= new ParsePool({ size: 1, warm: true, engine: engine.name });
   } catch {
     // Bad limits in the environment: the parse reports them.
   }
-}
-// The commands import this module only to parse (statically, or when they come to it).
-warmUp();
-
-/** The process's pool, grown when more workers are asked for. Idle workers do not keep the process alive. */
-function pool(size: number, engine?: EngineName): ParsePool {
-  // With --engine the environment's CAS_PDF_ENGINE is not read (flag > env); each job names its engine.
-  if (!shared) shared = new ParsePool({ size, engine });
-  else shared.grow(size);
-  return shared;
 }
 
 /**
@@ -74,17 +97,20 @@ function shown(p: InputPath): string {
   return name;
 }
 
-function job(file: string, plan: PasswordPlan, opts: Opts, stdinBytes?: Uint8Array): ParseJob {
+/** The job of one file: its source, the password plan as it is, what the command asks, and the engine. */
+function job(file: string, plan: PasswordPlan, opts: Opts, engine: EngineName, stdinBytes?: Uint8Array): ParseJob {
   return {
     ...(file === '-' && stdinBytes ? { bytes: stdinBytes } : { file: inputPath(file) }),
-    password: plan.explicit,
-    candidates: plan.candidates,
+    ...plan,
     type: opts.type,
     broker: opts.broker,
     detectOnly: opts.detectOnly,
-    engine: opts.engine,
+    engine,
   };
 }
+
+/** The engine of a command's jobs (past `pool`, which reports a bad choice). */
+const engineOf = (engine: EngineChoice): EngineName => ('name' in engine ? engine.name : DEFAULT_ENGINE);
 
 export function fileOutcome(file: string, o: ParseOutcome): FileOutcome {
   if (!o.ok) {
@@ -147,7 +173,7 @@ export async function expandInputs(inputs: string[]): Promise<string[]> {
 /** Parse one file (or stdin's bytes) on a worker, within the limits. */
 export async function parseOne(file: string, plan: PasswordPlan, opts: Opts, stdinBytes?: Uint8Array): Promise<FileOutcome> {
   try {
-    return fileOutcome(file, await pool(1, opts.engine).run(job(file, plan, opts, stdinBytes)));
+    return fileOutcome(file, await pool(1, opts.engine).run(job(file, plan, opts, engineOf(opts.engine), stdinBytes)));
   } catch (err) {
     return { file, ok: false, error: errorInfo(err) };
   }
@@ -170,7 +196,7 @@ export async function parseMany(
   let done = 0;
   return Promise.all(
     files.map(async (file) => {
-      const o = fileOutcome(file, await p.run(job(file, plan, opts)));
+      const o = fileOutcome(file, await p.run(job(file, plan, opts, engineOf(opts.engine))));
       onDone(o, ++done);
       return o;
     }),
@@ -198,11 +224,16 @@ export function withSource<T extends object>(file: string, data: T): { source_fi
  * Parse files that a command just saved (fetch, inbox download) and write one compact JSON
  * document per line; errors go to stderr. Returns the exit code (3 when any file failed).
  */
-export async function parseSaved(files: string[], plan: PasswordPlan, write: (text: string) => Promise<void>): Promise<number> {
+export async function parseSaved(
+  files: string[],
+  plan: PasswordPlan,
+  engine: EngineChoice,
+  write: (text: string) => Promise<void>,
+): Promise<number> {
   const docs: string[] = [];
   let failed = 0;
   for (const file of files) {
-    const o = await parseOne(file, plan, {});
+    const o = await parseOne(file, plan, { engine });
     if (o.ok) docs.push(`${JSON.stringify(withSource(file, o.result!.data))}\n`);
     else {
       failed++;

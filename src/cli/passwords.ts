@@ -28,10 +28,10 @@ export async function passwordPlan(
   flags: PasswordFlags,
   more: { pans?: (string | undefined)[]; stdinUsedForPdf?: boolean } = {},
 ): Promise<PasswordPlan> {
-  let explicit: string | undefined;
-  if (flags.passwordFile) explicit = await readPasswordFile(flags.passwordFile, Boolean(more.stdinUsedForPdf));
-  else if (flags.password !== undefined) explicit = flags.password;
-  else if (ctx.env.CAS_PDF_PASSWORD) explicit = ctx.env.CAS_PDF_PASSWORD;
+  let password: string | undefined;
+  if (flags.passwordFile) password = await readPasswordFile(flags.passwordFile, Boolean(more.stdinUsedForPdf));
+  else if (flags.password !== undefined) password = flags.password;
+  else if (ctx.env.CAS_PDF_PASSWORD) password = ctx.env.CAS_PDF_PASSWORD;
   const pans = [...(more.pans ?? []), readSetting('pan', ctx.env)].filter((p): p is string => Boolean(p)).map((p) => p.toUpperCase());
-  return { explicit, candidates: [...new Set(pans)] };
+  return { password, candidates: [...new Set(pans)] };
 }

@@ -14,14 +14,18 @@ import type { BrokerType, ParseWarning } from '../schema/index.js';
 import { errorInfo, jobError, PASSWORD_HINT, type JobError } from './errors.js';
 import { parseLimits, type ParseLimits } from './limits.js';
 
-export interface ParseJob {
+/** The passwords a job tries, as a command builds them once: the job carries them as they are. */
+export interface PasswordPlan {
+  /** The password to try first (a flag, a file or CAS_PDF_PASSWORD; none: try without one first). */
+  password?: string;
+  /** Further passwords to try in turn (a PAN given to the command, the configured PAN). */
+  candidates?: string[];
+}
+
+export interface ParseJob extends PasswordPlan {
   /** The PDF; or `file`, a path the job reads (within the byte limit; bytes for a name that is not UTF-8). */
   bytes?: Uint8Array;
   file?: InputPath;
-  /** The password to try first (none: try without one first). */
-  password?: string;
-  /** Further passwords to try in turn (the configured PAN). */
-  candidates?: string[];
   type?: StatementKind;
   broker?: BrokerType;
   /** Stop after detection (the outcome's data is null). */
@@ -37,16 +41,9 @@ export type ParseFailure = { ok: false } & JobError;
 /** The one outcome of a parse job. */
 export type ParseOutcome = ParseSuccess | ParseFailure;
 
-export interface PasswordPlan {
-  /** Explicit password (flag, file or CAS_PDF_PASSWORD). */
-  explicit?: string;
-  /** Candidates from config (the PAN in capitals). */
-  candidates: string[];
-}
-
 function passwordList(plan: PasswordPlan): (string | undefined)[] {
-  const list: (string | undefined)[] = plan.explicit !== undefined ? [plan.explicit] : [undefined];
-  for (const c of plan.candidates) if (!list.includes(c)) list.push(c);
+  const list: (string | undefined)[] = [plan.password];
+  for (const c of plan.candidates ?? []) if (!list.includes(c)) list.push(c);
   return list;
 }
 
@@ -86,7 +83,7 @@ export async function runParseJob(job: ParseJob): Promise<ParseOutcome> {
     const limits = parseLimits(job.limits);
     const bytes = job.bytes ?? (job.file !== undefined ? await readPdfFile(job.file, limits.maxBytes) : undefined);
     if (!bytes) return { ok: false, ...jobError('UsageError', 'a parse job needs the PDF bytes or a file') };
-    const doc = await openWithPasswords(bytes, { explicit: job.password, candidates: job.candidates ?? [] }, limits, job.engine);
+    const doc = await openWithPasswords(bytes, job, limits, job.engine);
     if (job.detectOnly) return { ok: true, data: null, warnings: [], detection: detect(doc) };
     const r = parseDocument(doc, { type: job.type, broker: job.broker });
     return selfCheck({ ok: true, data: r.data, warnings: r.warnings, detection: r.detection });

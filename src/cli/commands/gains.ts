@@ -10,7 +10,7 @@ import type { ParsedStatement } from '../../schema/index.js';
 import type { CommandInput, Handler } from '../command.js';
 import { passwordPlan } from '../passwords.js';
 import type { gainsSpec } from '../definitions/gains.js';
-import { expandInputs, fileMessage, parseOne } from '../parse-core.js';
+import { engineChoice, expandInputs, fileMessage, parseOne, warmParsePool } from '../parse-core.js';
 import { isStatement } from '../render-statement.js';
 
 /** --scheme-types and --fmv: small files read like every named file (io.ts); a missing one is a usage error here. */
@@ -25,6 +25,8 @@ async function readUserFile(file: string, what: string): Promise<string> {
 }
 
 export const run: Handler<CommandInput<typeof gainsSpec>> = async (ctx, flags) => {
+  const engine = engineChoice(flags.engine, ctx.env);
+  warmParsePool(engine);
   const { computeGains, normaliseFy, parseFmvFile, parseSchemeTypes } = await import('../../gains/index.js');
   const { gainsCsv112A, gainsCsvOther, gainsTables } = await import('../render-gains.js');
   if (flags.fy && !normaliseFy(flags.fy)) throw new UsageError(`--fy '${flags.fy}': give a financial year like 2025-26`);
@@ -47,7 +49,7 @@ export const run: Handler<CommandInput<typeof gainsSpec>> = async (ctx, flags) =
   let failed = 0;
   let exitCode = 0;
   for (const f of files) {
-    const o = await parseOne(f, plan, { engine: flags.engine });
+    const o = await parseOne(f, plan, { engine });
     if (!o.ok || !o.result) {
       failed++;
       exitCode = outcomeExitCode(o.error);

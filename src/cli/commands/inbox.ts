@@ -140,9 +140,11 @@ export const download = withReconnectHint<CommandInput<typeof inboxDownloadSpec>
   }
   ctx.log(`${saved.length} file(s) saved in ${dir}`);
   if (!opts.parse) return { data: { files: saved }, format: 'json' };
-  const { parseSaved } = await import('../parse-core.js');
+  const { engineChoice, parseSaved, warmParsePool } = await import('../parse-core.js');
+  const engine = engineChoice(undefined, ctx.env);
+  warmParsePool(engine);
   const { passwordPlan } = await import('../passwords.js');
-  return { exitCode: await parseSaved(saved, await passwordPlan(ctx, {}), (t) => emit(t, ctx.opts.output)) };
+  return { exitCode: await parseSaved(saved, await passwordPlan(ctx, {}), engine, (t) => emit(t, ctx.opts.output)) };
 });
 
 export const disconnect = withReconnectHint<object>(async (ctx) => {

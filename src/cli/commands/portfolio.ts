@@ -9,10 +9,12 @@ import type { ParsedStatement } from '../../schema/index.js';
 import type { CommandInput, Handler, Result } from '../command.js';
 import { passwordPlan } from '../passwords.js';
 import type { portfolioSpec } from '../definitions/portfolio.js';
-import { defaultJobs, expandInputs, fileMessage, parseMany } from '../parse-core.js';
+import { defaultJobs, engineChoice, expandInputs, fileMessage, parseMany, warmParsePool } from '../parse-core.js';
 import { isStatement } from '../render-statement.js';
 
 export const run: Handler<CommandInput<typeof portfolioSpec>> = async (ctx, flags) => {
+  const engine = engineChoice(flags.engine, ctx.env);
+  warmParsePool(engine);
   const format = flags.format ?? ctx.format;
   const other = ctx.opts.json ? 'json' : ctx.opts.table ? 'table' : undefined;
   if (flags.format && other && other !== flags.format)
@@ -24,7 +26,7 @@ export const run: Handler<CommandInput<typeof portfolioSpec>> = async (ctx, flag
   if (files.includes('-')) throw new UsageError('cas portfolio reads files, not stdin');
   const plan = await passwordPlan(ctx, flags);
 
-  const outcomes = await parseMany(files, plan, { engine: flags.engine }, Math.min(defaultJobs(), files.length), () => undefined);
+  const outcomes = await parseMany(files, plan, { engine }, Math.min(defaultJobs(), files.length), () => undefined);
   const statements: { file: string; data: ParsedStatement }[] = [];
   const failed: { file: string; code: number; message: string }[] = [];
   for (const o of outcomes) {
