@@ -110,8 +110,11 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
     problems: [],
     line: '',
   };
+  // Slow answers are listed up to 20; a crash, an Unexpected or a rejection always (each must be named).
+  let slowListed = 0;
   const problem = (p: string): void => {
-    if (s.problems.length < 20) s.problems.push(p);
+    if (!/: answered after \d+ ms$/.test(p)) s.problems.push(p);
+    else if (slowListed++ < 20) s.problems.push(p);
   };
   const onRejection = (reason: unknown): void => {
     s.unhandledRejections++;
