@@ -8,26 +8,12 @@
  * provider that refuses the stored grant all answer the mailbox error body with HTTP 401.
  */
 import { ImapFlow } from 'imapflow';
-import type { Db } from './db.js';
-import { openText, sealText } from './secrets.js';
-import { sourceOf, SENDERS } from './inbound.js';
+import { sourceOf, SENDERS } from './mail/senders.js';
 import type { StatementSource } from '../schema/index.js';
 
 export class ReconnectError extends Error {}
 
-export function seal(db: Db, data: unknown, prefix = 'itk_'): string {
-  return sealText(db, JSON.stringify(data), prefix);
-}
-
-export function open<T>(db: Db, token: string, prefix = 'itk_'): T | null {
-  const text = openText(db, token, prefix);
-  if (text === null) return null;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return null;
-  }
-}
+export { seal, unseal as open } from './store/secrets.js';
 
 export interface FoundFile {
   messageId: string;

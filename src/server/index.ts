@@ -1,6 +1,8 @@
 /** Start and stop the service: store, instance heartbeat, worker pool, HTTP listener, graceful SIGTERM. */
 import path from 'node:path';
-import { isPostgresUrl, openStore, type Db } from './db.js';
+import { isPostgresUrl, type Db } from './store/sql.js';
+import { openStore } from './store/open.js';
+import { keepFirst } from './store/settings.js';
 import { ParsePool } from '../core/pool.js';
 import { buildApp } from './app.js';
 import { FileStore } from './files.js';
@@ -8,9 +10,9 @@ import { makeProviders, SERVICES, unconfigured } from './providers.js';
 import { startInbound } from './inbound.js';
 import type { App, ServerConfig } from './context.js';
 import { DEFAULT_SANDBOX_KEY } from './sandbox.js';
-import { pruneUsage } from './store/usage.js';
-import { heartbeat, newInstanceId, reapInstances, registerInstance, removeInstance } from './store/instances.js';
-import { migrateSecrets, parseSecretKey, useSecretKey } from './secrets.js';
+import { pruneRateHits, pruneUsage } from './store/usage.js';
+import { heartbeat, liveInstances, newInstanceId, reapInstances, registerInstance, removeInstance } from './store/instances.js';
+import { migrateSecrets, parseSecretKey, useSecretKey } from './store/secrets.js';
 import { UsageError } from '../errors.js';
 import { readFileSync } from 'node:fs';
 import { createHmac } from 'node:crypto';
@@ -166,9 +168,7 @@ function configuredKey(config: ServerConfig): Buffer | null {
  */
 async function sameKeyEverywhere(db: Db, key: Buffer): Promise<void> {
   const check = createHmac('sha256', key).update('cas secret key check v1').digest('hex');
-  await db.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', 'secret_key_check', check);
-  const row = await db.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', 'secret_key_check');
-  if (row?.value !== check)
+  if ((await keepFirst(db, 'secret_key_check', check)) !== check)
     throw new UsageError(
       'CAS_SECRET_KEY is not the key the other instances of this database use: give every instance the same key (its secrets are sealed with it)',
     );
@@ -210,7 +210,7 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
     // The usage log keeps CAS_USAGE_RETENTION_DAYS days: pruned now and every hour (rate-limit hits after a minute).
     const prune = async (): Promise<void> => {
       if (config.usageRetentionDays) await pruneUsage(db, config.usageRetentionDays);
-      await db.run('DELETE FROM rate_hits WHERE at < ?', new Date(Date.now() - 60_000).toISOString());
+      await pruneRateHits(db);
     };
     await prune();
     timers.push(
@@ -236,7 +236,7 @@ export async function startServer(config: ServerConfig, log: (m: string) => void
   const pool = new ParsePool({ warm: true });
   const files = await FileStore.open(db, config.filesDir ?? path.join(config.dataDir, 'files'), key);
   // What an intake killed mid-way left behind: temporary files, and files its store never recorded.
-  const live = (await db.all<{ id: string }>('SELECT id FROM instances')).map((r) => r.id);
+  const live = await liveInstances(db);
   const swept = await files.sweep(db, db.exclusive, live);
   if (swept) log(`cas serve: removed ${swept} file${swept === 1 ? '' : 's'} an interrupted mail intake left behind`);
   const ctx: App = { db, instanceId, pool, config, files, providers: makeProviders(config.providers) };

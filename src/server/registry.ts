@@ -9,7 +9,8 @@
  */
 import { REGULATOR_ALIASES, RegulatorCategory, type RegulatorResponse } from '../schema/index.js';
 import { parseDate } from '../pdf/numbers.js';
-import type { Queries } from './db.js';
+import type { Queries } from './store/sql.js';
+import { registryCategory, registryEntry, upsertRegistry, type RegistryEntry } from './store/registry.js';
 
 export type Category = RegulatorCategory;
 
@@ -155,100 +156,61 @@ export async function importRegistry(db: Queries, text: string, format: 'csv' | 
     if (!Array.isArray(parsed)) throw new Error('a JSON registry file holds an array of objects');
     rows = parsed as Record<string, unknown>[];
   } else rows = parseCsv(text);
-  const report: ImportReport = { inserted: 0, updated: 0, unchanged: 0, rejected: [] };
-  const GET = 'SELECT * FROM registry WHERE category = ? AND number_norm = ?';
-  const INS =
-    'INSERT INTO registry (category, registration_number, number_norm, name, name_norm, address, email, telephone, contact_person, valid_from, valid_to, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-  const UPD =
-    'UPDATE registry SET registration_number = ?, name = ?, name_norm = ?, address = ?, email = ?, telephone = ?, contact_person = ?, valid_from = ?, valid_to = ?, imported_at = ? WHERE id = ?';
-  const now = new Date().toISOString();
-  await db.tx(async (q) => {
-    for (const [i, r] of rows.entries()) {
-      const line = format === 'csv' ? i + 2 : i + 1;
-      const str = (k: string): string | null => {
-        const v = r[k];
-        return v === undefined || v === null || String(v).trim() === '' ? null : String(v).trim();
-      };
-      const name = str('name');
-      const number = str('registration_number');
-      const catRaw = str('category');
-      const reject = (reason: string): void => void report.rejected.push({ row: line, reason });
-      if (!name || !number || !catRaw) {
-        reject('name, registration_number and category are required');
-        continue;
-      }
-      const category = resolveCategory(catRaw);
-      if (!category) {
-        reject(`unknown category '${catRaw}'`);
-        continue;
-      }
-      const date = (k: string): string | null | false => {
-        const v = str(k);
-        if (!v) return null;
-        return parseDate(v) ?? false;
-      };
-      const from = date('valid_from');
-      const to = date('valid_to');
-      if (from === false || to === false) {
-        reject('valid_from / valid_to must be dates (YYYY-MM-DD or DD-MM-YYYY)');
-        continue;
-      }
-      const email = str('email');
-      if (email && !/^[^@\s]+@[^@\s]+$/.test(email)) {
-        reject(`bad email '${email}'`);
-        continue;
-      }
-      const num = normalizeNumber(number);
-      const values = [
-        number.trim(),
-        name,
-        normalizeName(name),
-        str('address'),
-        email,
-        str('telephone'),
-        str('contact_person'),
-        from,
-        to,
-      ] as const;
-      const old = await q.get(GET, category, num);
-      if (!old) {
-        await q.run(INS, category, values[0], num, ...values.slice(1), now);
-        report.inserted++;
-      } else if (
-        [
-          old.registration_number,
-          old.name,
-          old.name_norm,
-          old.address,
-          old.email,
-          old.telephone,
-          old.contact_person,
-          old.valid_from,
-          old.valid_to,
-        ].every((v, j) => v === values[j])
-      ) {
-        report.unchanged++;
-      } else {
-        await q.run(UPD, ...values, now, old.id);
-        report.updated++;
-      }
+  const rejected: ImportReport['rejected'] = [];
+  const entries: RegistryEntry[] = [];
+  for (const [i, r] of rows.entries()) {
+    const line = format === 'csv' ? i + 2 : i + 1;
+    const str = (k: string): string | null => {
+      const v = r[k];
+      return v === undefined || v === null || String(v).trim() === '' ? null : String(v).trim();
+    };
+    const name = str('name');
+    const number = str('registration_number');
+    const catRaw = str('category');
+    const reject = (reason: string): void => void rejected.push({ row: line, reason });
+    if (!name || !number || !catRaw) {
+      reject('name, registration_number and category are required');
+      continue;
     }
-  });
-  return report;
+    const category = resolveCategory(catRaw);
+    if (!category) {
+      reject(`unknown category '${catRaw}'`);
+      continue;
+    }
+    const date = (k: string): string | null | false => {
+      const v = str(k);
+      if (!v) return null;
+      return parseDate(v) ?? false;
+    };
+    const from = date('valid_from');
+    const to = date('valid_to');
+    if (from === false || to === false) {
+      reject('valid_from / valid_to must be dates (YYYY-MM-DD or DD-MM-YYYY)');
+      continue;
+    }
+    const email = str('email');
+    if (email && !/^[^@\s]+@[^@\s]+$/.test(email)) {
+      reject(`bad email '${email}'`);
+      continue;
+    }
+    entries.push({
+      category,
+      number_norm: normalizeNumber(number),
+      registration_number: number.trim(),
+      name,
+      name_norm: normalizeName(name),
+      address: str('address'),
+      email,
+      telephone: str('telephone'),
+      contact_person: str('contact_person'),
+      valid_from: from,
+      valid_to: to,
+    });
+  }
+  return { ...(await upsertRegistry(db, entries, new Date().toISOString())), rejected };
 }
 
-interface Row {
-  category: Category;
-  registration_number: string;
-  name: string;
-  name_norm: string;
-  address: string | null;
-  email: string | null;
-  telephone: string | null;
-  contact_person: string | null;
-  valid_from: string | null;
-  valid_to: string | null;
-}
+type Row = RegistryEntry;
 
 export async function verify(
   db: Queries,
@@ -269,10 +231,10 @@ export async function verify(
   }
   if (!category) return { error: 'give registration_number, or name with type' };
   let row: Row | undefined;
-  if (number) row = (await db.get('SELECT * FROM registry WHERE category = ? AND number_norm = ?', category, number)) as Row | undefined;
+  if (number) row = await registryEntry(db, category, number);
   else if (req.name) {
     const want = normalizeName(req.name);
-    const candidates = (await db.all('SELECT * FROM registry WHERE category = ?', category)) as Row[];
+    const candidates = await registryCategory(db, category);
     row = candidates.find((c) => c.name_norm === want);
     if (!row) {
       let best = 0;

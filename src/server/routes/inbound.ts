@@ -9,7 +9,7 @@ import * as S from '../../schema/index.js';
 import { ApiError, type RouteMeta, type Section } from '../context.js';
 import { assertPublicUrl, FetchError } from '../fetch-url.js';
 import { baseUrl } from '../files.js';
-import { fileView } from '../inbound.js';
+import { fileView } from '../inbound/service.js';
 import {
   createInbound,
   inboundAddressTaken,

@@ -252,3 +252,7 @@ export function storeUnavailable(err: unknown): boolean {
     e?.message ?? '',
   );
 }
+
+/** Credits are kept as integer milli-credits so that 0.2 and 0.25 add up exactly. */
+export const toMilli = (credits: number): number => Math.round(credits * 1000);
+export const fromMilli = (milli: number): number => Math.round(milli) / 1000;
