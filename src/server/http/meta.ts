@@ -3,7 +3,7 @@ import { ping } from '../store/settings.js';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { Section } from '../context.js';
-import { buildDocument } from '../openapi-doc.js';
+import { buildDocument } from './openapi-doc.js';
 
 export const metaRoutes: Section = async (f, { app }) => {
   f.get(

@@ -21,8 +21,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseDate } from '../pdf/numbers.js';
-import type { KycAgencyStatus, KycStatusResponse } from '../schema/index.js';
+import { parseDate } from '../../pdf/numbers.js';
+import type { KycAgencyStatus, KycStatusResponse } from '../../schema/index.js';
 
 export const KRAS = ['kra_a', 'kra_b', 'kra_c', 'kra_d', 'kra_e'] as const;
 export type Kra = (typeof KRAS)[number];

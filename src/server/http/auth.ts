@@ -13,11 +13,11 @@
  *   written is refunded when its connection closes.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { fail, type App, type Principal, type RouteMeta } from './context.js';
-import { findAccessToken, findKey } from './store/keys.js';
-import { failedParsesWait, keepCharge, logUsage, rateAllow, recordFailedParse, release, remaining, reserve } from './store/usage.js';
+import { fail, type App, type Principal, type RouteMeta } from '../context.js';
+import { findAccessToken, findKey } from '../store/keys.js';
+import { failedParsesWait, keepCharge, logUsage, rateAllow, recordFailedParse, release, remaining, reserve } from '../store/usage.js';
 import { PRICES } from './billing.js';
-import { fromMilli, toMilli, type Queries } from './store/sql.js';
+import { fromMilli, toMilli, type Queries } from '../store/sql.js';
 
 /** Uploads in flight, per server and per key (the public sandbox key has a smaller cap of its own). */
 class UploadGate {
