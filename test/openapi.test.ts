@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/server/http/app.js';
 import { defaultConfig } from '../src/server/index.js';
 import { openStore } from '../src/server/db.js';
-import { FileStore } from '../src/server/files/file-store.js';
+import { FileStore } from '../src/server/store/files.js';
 import { openapiDocument } from '../src/server/openapi.js';
 import { pathDialect } from '../src/schema/names.js';
 import { tmpDir } from './helpers.js';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { cas, expectedJson, fixture } from './helpers.js';
 import { newKey, PG, post, serve, serveAdmin, waitForAsync, type Served } from './server-helpers.js';
-import { BILLED, FEATURES, PRICES } from '../src/server/http/billing.js';
+import { BILLED, FEATURES, PRICES } from '../src/server/billing.js';
 import type { RouteMeta } from '../src/server/context.js';
 
 const SANDBOX = 'cas_sandbox_public_key';

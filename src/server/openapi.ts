@@ -6,7 +6,7 @@
  */
 import type { Names } from '../schema/names.js';
 import { buildApp } from './http/app.js';
-import { defaultConfig } from './index.js';
+import { defaultConfig } from './config.js';
 import { buildDocument } from './http/openapi-doc.js';
 
 export { buildDocument, type RouteDoc } from './http/openapi-doc.js';

@@ -1,7 +1,7 @@
 /** Account: credits, usage logs and summary, access tokens (with the older path names). */
 import { z } from 'zod';
 import * as S from '../../schema/index.js';
-import { BILLED } from '../http/billing.js';
+import { BILLED } from '../billing.js';
 import { ApiError, type Section } from '../context.js';
 import { createAccessToken, findAccessToken, maskKey } from '../store/keys.js';
 import { balance, usageByFeature, usageLogs } from '../store/usage.js';

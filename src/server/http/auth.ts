@@ -16,7 +16,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { fail, type App, type Principal, type RouteMeta } from '../context.js';
 import { findAccessToken, findKey } from '../store/keys.js';
 import { failedParsesWait, keepCharge, logUsage, rateAllow, recordFailedParse, release, remaining, reserve } from '../store/usage.js';
-import { PRICES } from './billing.js';
+import { PRICES } from '../billing.js';
 import { fromMilli, toMilli, type Queries } from '../store/sql.js';
 
 /** Uploads in flight, per server and per key (the public sandbox key has a smaller cap of its own). */

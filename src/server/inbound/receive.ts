@@ -12,7 +12,7 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { toReal } from '../../schema/dialect.js';
 import type { StatementSource } from '../../schema/index.js';
 import type { App } from '../context.js';
-import { baseUrl, type Staged } from '../files/file-store.js';
+import { baseUrl, type Staged } from '../store/files.js';
 import { originalSender, sourceOf } from '../mail/senders.js';
 import { activeInbound, recordEmail, type NewInboundFile } from '../store/inbound.js';
 import { enqueueDelivery } from '../store/outbox.js';

@@ -1,28 +1,10 @@
 /** What a forwarding address shows of the files it received (lists and webhook payloads). */
 import { realFileName } from '../../schema/dialect.js';
 import type { App } from '../context.js';
+import type { InboundFileRow } from '../store/inbound.js';
 
 /** An Email statement file, plus the extensions `received_at`, `content_check` and `authentication` (SPF/DKIM/DMARC). */
-export function fileView(
-  app: App,
-  base: string,
-  f: {
-    id: number;
-    message_id: string;
-    filename: string;
-    original_filename: string;
-    message_date: string;
-    cas_type: string;
-    sender_email: string;
-    size: number;
-    sha256: string;
-    received_at: string;
-    content_check: string;
-    authentication: string;
-  },
-  ttl: number,
-  names: 'spec' | 'real' = 'spec',
-) {
+export function fileView(app: App, base: string, f: InboundFileRow, ttl: number, names: 'spec' | 'real' = 'spec') {
   // In real names the file is named `cdsl_...` and its link is made with that name.
   const filename = names === 'real' ? realFileName(f.filename) : f.filename;
   return {

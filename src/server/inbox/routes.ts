@@ -9,7 +9,7 @@ import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { realFileName } from '../../schema/dialect.js';
 import { ApiError, type Section } from '../context.js';
-import { baseUrl } from '../files/file-store.js';
+import { baseUrl } from '../store/files.js';
 import { oauthCallback, pkce } from '../locker/service.js';
 import { notConfigured } from '../retrieval/providers.js';
 import { sandboxFile, sandboxManifest } from '../sandbox.js';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { ApiError, type Section } from '../context.js';
-import { baseUrl } from '../files/file-store.js';
+import { baseUrl } from '../store/files.js';
 import { notConfigured } from '../retrieval/providers.js';
 import { documentOf, drivingLicenceRecord, identityOf, nationalIdRecord, oauthCallback, panRecord, pkce } from './service.js';
 import { createLockerSession, lockerSessionByState, ownLockerSession, setLockerStatus } from '../store/locker.js';

@@ -5,7 +5,8 @@
 import Database from 'better-sqlite3';
 import { chmodSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { DatabaseUnavailable, MIGRATIONS, type Db, type Queries } from './sql.js';
+import { DatabaseUnavailable, type Db, type Queries } from './sql.js';
+import { MIGRATIONS } from './migrations.js';
 import { privateDir, privateFile } from './private.js';
 
 class SqliteDb implements Db {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { ApiError, type Section } from '../context.js';
 import { resolveCategory, verify } from './registry.js';
-import { kycStatus, RecordedKycProvider, SandboxKycProvider, type KycProvider } from './kyc.js';
+import { kycStatus, RecordedKycProvider, SandboxKycProvider, type KycProvider } from './kyc-providers.js';
 import { notConfigured } from '../retrieval/providers.js';
 
 const RegulatorBody = z

@@ -9,10 +9,10 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promises as fs, chmodSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Queries } from '../store/sql.js';
-import { privateDir } from '../store/private.js';
-import { secret } from '../store/settings.js';
-import { fileRecorded } from '../store/inbound.js';
+import type { Queries } from './sql.js';
+import { privateDir } from './private.js';
+import { secret } from './settings.js';
+import { fileRecorded } from './inbound.js';
 
 /** A file written under a temporary name (`tmp`, null once in place or when it existed already). */
 export interface Staged {
