@@ -3,6 +3,8 @@
  * -> pdf -> schema. Read from the sources: every import (static, type-only, re-export or dynamic)
  * must point to the same room or a lower one, the CLI reaches
  * server code only from the commands that run the service, and no module imports itself back.
+ * Inside the server: only the store (`server/store/**`, or a feature's `store.ts`) runs SQL, the
+ * store imports nothing of the server outside it, and a feature's service imports no Fastify.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -101,5 +103,41 @@ describe('architecture', () => {
     };
     for (const n of [...next.keys()].sort()) if (!state.has(n)) visit(n);
     expect(cycles).toEqual([]);
+  });
+
+  describe('inside the server', () => {
+    const server = files(path.join(SRC, 'server')).map((f) => ({
+      rel: path.relative(SRC, f).split(path.sep).join('/'),
+      text: readFileSync(f, 'utf8'),
+    }));
+    const isStore = (rel: string): boolean => rel.startsWith('server/store/') || rel.endsWith('/store.ts');
+    const lineOf = (text: string, i: number): number => text.slice(0, i).split('\n').length;
+
+    it('finds the store and the features', () => {
+      expect(server.filter((f) => isStore(f.rel)).length).toBeGreaterThan(5);
+      expect(server.length).toBeGreaterThan(30);
+    });
+
+    it('only the store runs SQL (.get/.all/.run/.tx on a database, or a statement written out)', () => {
+      const call = /\b(?:db|q|tx|\w+\.db)\.(?:get|all|run|tx|txBeforeAnswer)\s*[<(]/g;
+      const sql = /['"`]\s*(?:SELECT\s|INSERT\s+INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX)\s)/g;
+      const bad: string[] = [];
+      for (const f of server.filter((x) => !isStore(x.rel)))
+        for (const re of [call, sql]) for (const m of f.text.matchAll(re)) bad.push(`${f.rel}:${lineOf(f.text, m.index)} ${m[0].trim()}`);
+      expect(bad).toEqual([]);
+    });
+
+    it('the store imports nothing of the server outside it', () => {
+      const bad = all.filter((e) => isStore(e.from) && e.to.startsWith('server/') && !isStore(e.to));
+      expect(bad.map((e) => `${e.from}:${e.line} -> ${e.to}`)).toEqual([]);
+    });
+
+    it('services import no Fastify', () => {
+      const bad = server
+        .filter((f) => f.rel.endsWith('/service.ts'))
+        .filter((f) => /(?:from|import\()\s*'(?:fastify|@fastify\/[^']+|fastify-[^']+)'/.test(f.text))
+        .map((f) => f.rel);
+      expect(bad).toEqual([]);
+    });
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { KycStatusResponse, REGULATOR_ALIASES, RegulatorCategory, RegulatorResponse } from '../src/schema/index.js';
-import { aggregate, agencyStatus, normalizeMode, normalizeStatus } from '../src/server/kyc.js';
+import { aggregate, agencyStatus, normalizeMode, normalizeStatus } from '../src/server/verification/kyc.js';
 import { cas, tmpDir } from './helpers.js';
 import { newKey, post, serve, serveAdmin, type Served } from './server-helpers.js';
 

@@ -1,12 +1,12 @@
 /** What every route module receives, and the per-request state the hooks keep. */
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Db } from './db.js';
+import type { Db } from './store/sql.js';
 import type { KeyRow } from './store/keys.js';
 import type { Feature } from './billing.js';
 import type { ParsePool } from '../core/pool.js';
 import type { FetchLimits } from './fetch-url.js';
-import type { FileStore } from './files.js';
+import type { FileStore } from './store/files.js';
 import type { Names } from '../schema/names.js';
 import type { RequestKind, Shape } from '../schema/dialect.js';
 

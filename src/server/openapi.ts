@@ -5,11 +5,11 @@
  * routes they register (src/server/openapi-doc.ts). `cas openapi` prints it.
  */
 import type { Names } from '../schema/names.js';
-import { buildApp } from './app.js';
-import { defaultConfig } from './index.js';
-import { buildDocument } from './openapi-doc.js';
+import { buildApp } from './http/app.js';
+import { defaultConfig } from './config.js';
+import { buildDocument } from './http/openapi-doc.js';
 
-export { buildDocument, type RouteDoc } from './openapi-doc.js';
+export { buildDocument, type RouteDoc } from './http/openapi-doc.js';
 
 const cached = new Map<Names, Promise<Record<string, unknown>>>();
 

@@ -2,8 +2,8 @@
  * Forwarding addresses (inbound email) and the files received on them. Status: active <-> paused;
  * active | paused -> deleted (soft delete, final, excluded from lists).
  */
-import type { Db } from '../db.js';
-import { sealWebhookSecret } from '../secrets.js';
+import type { Db, Queries } from './sql.js';
+import { sealWebhookSecret } from './secrets.js';
 
 export interface InboundRow {
   id: string;
@@ -17,9 +17,34 @@ export interface InboundRow {
   created_at: string;
   updated_at: string;
 }
+/** A forwarding address as stored, with its (sealed) webhook secret. */
+export type InboundSecretRow = InboundRow & { webhook_secret: string };
 export interface InboundFileRow {
   id: number;
+  message_id: string;
+  filename: string;
+  original_filename: string;
+  message_date: string;
+  cas_type: string;
+  sender_email: string;
+  size: number;
+  sha256: string;
   received_at: string;
+  content_check: string;
+  authentication: string;
+}
+/** A received file, before it is recorded. */
+export interface NewInboundFile {
+  filename: string;
+  originalFilename: string;
+  messageDate: string;
+  casType: string;
+  senderEmail: string;
+  forwardedBy: string;
+  size: number;
+  sha256: string;
+  contentCheck: string;
+  authentication: string;
 }
 
 export async function inboundAddressTaken(db: Db, email: string): Promise<boolean> {
@@ -57,8 +82,57 @@ export async function createInbound(
   return (await inboundById(db, r.id))!;
 }
 
-export async function inboundById(db: Db, id: string): Promise<InboundRow | undefined> {
-  return (await db.get('SELECT * FROM inbound_emails WHERE id = ?', id)) as InboundRow | undefined;
+export async function inboundById(db: Db, id: string): Promise<InboundSecretRow | undefined> {
+  return (await db.get('SELECT * FROM inbound_emails WHERE id = ?', id)) as InboundSecretRow | undefined;
+}
+
+/** The active address that is `email` (case-insensitive), or undefined. */
+export function activeInbound(db: Db, email: string): Promise<InboundSecretRow | undefined> {
+  return db.get<InboundSecretRow>("SELECT * FROM inbound_emails WHERE lower(email) = lower(?) AND status = 'active'", email);
+}
+
+/**
+ * Record one email whole in one transaction: the email (its Message-ID: a retry is recognised, and
+ * null returned), its files, and what `also` adds in the same transaction (its webhook delivery, the
+ * files renamed into place) before it commits.
+ */
+export function recordEmail(
+  db: Db,
+  email: { inboundId: string; messageId: string; receivedAt: string },
+  files: NewInboundFile[],
+  also: (q: Queries, rows: InboundFileRow[]) => Promise<void>,
+): Promise<InboundFileRow[] | null> {
+  return db.tx(async (q) => {
+    const fresh = await q.run(
+      'INSERT INTO inbound_messages (inbound_email_id, message_id, received_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+      email.inboundId,
+      email.messageId,
+      email.receivedAt,
+    );
+    if (!fresh) return null;
+    const rows: InboundFileRow[] = [];
+    for (const f of files)
+      rows.push(
+        (await q.get<InboundFileRow>(
+          'INSERT INTO inbound_files (inbound_email_id, message_id, filename, original_filename, message_date, cas_type, sender_email, forwarded_by, size, sha256, content_check, authentication, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+          email.inboundId,
+          email.messageId,
+          f.filename,
+          f.originalFilename,
+          f.messageDate,
+          f.casType,
+          f.senderEmail,
+          f.forwardedBy,
+          f.size,
+          f.sha256,
+          f.contentCheck,
+          f.authentication,
+          email.receivedAt,
+        ))!,
+      );
+    await also(q, rows);
+    return rows;
+  });
 }
 
 /** A live (not deleted) address of this key. */
@@ -115,4 +189,9 @@ export async function inboundFilesAt(db: Db, inboundId: string, receivedAt: stri
     inboundId,
     receivedAt,
   )) as InboundFileRow[];
+}
+
+/** Whether a received file with this content is recorded (a stored file still in use). */
+export async function fileRecorded(db: Queries, sha: string): Promise<boolean> {
+  return Boolean(await db.get('SELECT 1 AS t FROM inbound_files WHERE sha256 = ? LIMIT 1', sha));
 }

@@ -1,7 +1,7 @@
 /** Connected mailboxes (active -> revoked) and their pending OAuth states; credentials are sealed. */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db.js';
-import { seal } from '../inbox.js';
+import type { Db } from './sql.js';
+import { seal } from './secrets.js';
 
 export interface Connection {
   id: string;

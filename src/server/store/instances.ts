@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db.js';
+import type { Db } from './sql.js';
 import { refundOrphans } from './usage.js';
 
 export const newInstanceId = (): string => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -43,4 +43,9 @@ export async function reapInstances(
 
 export async function removeInstance(db: Db, id: string): Promise<void> {
   await db.run('DELETE FROM instances WHERE id = ?', id);
+}
+
+/** The ids of the instances with a heartbeat row. */
+export async function liveInstances(db: Db): Promise<string[]> {
+  return (await db.all<{ id: string }>('SELECT id FROM instances')).map((r) => r.id);
 }

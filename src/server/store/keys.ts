@@ -1,6 +1,6 @@
 /** API keys and access tokens: shown once, stored only as SHA-256 hashes, compared in constant time. */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { fromMilli, toMilli, type Queries } from '../db.js';
+import { fromMilli, toMilli, type Queries } from './sql.js';
 
 export interface KeyRow {
   id: number;

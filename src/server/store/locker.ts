@@ -1,5 +1,5 @@
 /** Document-locker consent sessions: pending -> authorized | failed; unauthorized ones expire after 10 minutes. */
-import type { Db } from '../db.js';
+import type { Db } from './sql.js';
 
 export interface LockerSession {
   id: string;

@@ -5,7 +5,7 @@
  * failure, `locked` (too many wrong OTPs), or `expired` (not verified within the session lifetime).
  */
 import { randomBytes } from 'node:crypto';
-import type { Queries } from '../db.js';
+import type { Queries } from './sql.js';
 
 export interface FetchSession {
   id: string;

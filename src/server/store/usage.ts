@@ -1,7 +1,6 @@
 /** Credits and the usage log: reservations, refunds, balances, rate limits, and the account endpoints' reads. */
-import { fromMilli, toMilli, type Db, type Queries } from '../db.js';
+import { fromMilli, toMilli, type Db, type Queries } from './sql.js';
 import type { KeyRow } from './keys.js';
-import type { Feature } from '../billing.js';
 
 /**
  * Take `credits` from a key atomically (one conditional UPDATE: concurrent requests on any number of
@@ -34,6 +33,14 @@ export async function reserve(db: Queries, key: KeyRow, credits: number, instanc
     );
     return Number(r!.id);
   });
+}
+
+/**
+ * Keep a charge: `work` (its usage row, the balance for the header) runs in one transaction whose
+ * COMMIT is sent as the answer is written (`Db.txBeforeAnswer`); a COMMIT that fails later goes to `late`.
+ */
+export function keepCharge<T>(db: Db, work: (q: Queries) => Promise<T>, late: (err: Error) => void): Promise<T> {
+  return db.txBeforeAnswer(work, late);
 }
 
 /** End a reservation: the charge is kept (`refund` false) or given back; either way once. */
@@ -142,7 +149,7 @@ export async function logUsage(
   e: {
     keyId: number;
     requestId: string;
-    feature: Feature;
+    feature: string;
     path: string;
     status: number;
     credits: number;
@@ -179,6 +186,11 @@ export async function logUsage(
     now,
     e.instanceId,
   );
+}
+
+/** Delete rate-limit hits older than a minute (they count only within one). */
+export async function pruneRateHits(db: Queries): Promise<void> {
+  await db.run('DELETE FROM rate_hits WHERE at < ?', new Date(Date.now() - 60_000).toISOString());
 }
 
 /** Delete usage-log rows older than `days` days; returns how many. */

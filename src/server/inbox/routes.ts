@@ -9,22 +9,14 @@ import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { realFileName } from '../../schema/dialect.js';
 import { ApiError, type Section } from '../context.js';
-import { baseUrl } from '../files.js';
-import { oauthCallback, pkce } from '../locker.js';
-import { notConfigured } from '../providers.js';
+import { baseUrl } from '../store/files.js';
+import { oauthCallback, pkce } from '../locker/service.js';
+import { notConfigured } from '../retrieval/providers.js';
 import { sandboxFile, sandboxManifest } from '../sandbox.js';
-import {
-  GmailConnector,
-  gmailToken,
-  ImapConnector,
-  type GmailCredentials,
-  imapCheck,
-  open,
-  ReconnectError,
-  type FoundFile,
-  type ImapCredentials,
-  type MailConnector,
-} from '../inbox.js';
+import { ReconnectError, type FoundFile, type MailConnector } from '../mail/connector.js';
+import { GmailConnector, gmailToken, type GmailCredentials } from '../mail/gmail.js';
+import { ImapConnector, imapCheck, type ImapCredentials } from '../mail/imap.js';
+import { unseal as open } from '../store/secrets.js';
 import {
   connectionById,
   createConnection,

@@ -9,7 +9,10 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promises as fs, chmodSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { privateDir, secret, type Queries } from './db.js';
+import type { Queries } from './sql.js';
+import { privateDir } from './private.js';
+import { secret } from './settings.js';
+import { fileRecorded } from './inbound.js';
 
 /** A file written under a temporary name (`tmp`, null once in place or when it existed already). */
 export interface Staged {
@@ -114,7 +117,7 @@ export class FileStore {
       }
       for (const sha of shas) {
         if (!/^[0-9a-f]{64}$/.test(sha)) continue;
-        if (await db.get('SELECT 1 AS t FROM inbound_files WHERE sha256 = ? LIMIT 1', sha)) continue;
+        if (await fileRecorded(db, sha)) continue;
         await fs.rm(path.join(this.dir, `${sha}.pdf`), { force: true });
         removed++;
       }

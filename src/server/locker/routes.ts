@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { ApiError, type Section } from '../context.js';
-import { baseUrl } from '../files.js';
-import { notConfigured } from '../providers.js';
-import { documentOf, drivingLicenceRecord, identityOf, nationalIdRecord, oauthCallback, panRecord, pkce } from '../locker.js';
+import { baseUrl } from '../store/files.js';
+import { notConfigured } from '../retrieval/providers.js';
+import { documentOf, drivingLicenceRecord, identityOf, nationalIdRecord, oauthCallback, panRecord, pkce } from './service.js';
 import { createLockerSession, lockerSessionByState, ownLockerSession, setLockerStatus } from '../store/locker.js';
 
 const DOCS = { pan: 'PANCR', national_id: 'ADHAR', driving_licence: 'DRVLC' } as const;

@@ -8,8 +8,8 @@ import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { ApiError, type RouteMeta, type Section } from '../context.js';
 import { assertPublicUrl, FetchError } from '../fetch-url.js';
-import { baseUrl } from '../files.js';
-import { fileView } from '../inbound.js';
+import { baseUrl } from '../store/files.js';
+import { fileView } from './service.js';
 import {
   createInbound,
   inboundAddressTaken,

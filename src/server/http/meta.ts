@@ -1,8 +1,9 @@
 /** Meta: health, and the OpenAPI document of every route this server registers. */
+import { ping } from '../store/settings.js';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { Section } from '../context.js';
-import { buildDocument } from '../openapi-doc.js';
+import { buildDocument } from './openapi-doc.js';
 
 export const metaRoutes: Section = async (f, { app }) => {
   f.get(
@@ -17,7 +18,7 @@ export const metaRoutes: Section = async (f, { app }) => {
     async (_req, reply) => {
       // A load balancer must take an instance whose store cannot answer out of rotation.
       try {
-        await app.db.get('SELECT COUNT(*) AS n FROM settings');
+        await ping(app.db);
       } catch (err) {
         const store = app.db.dialect === 'postgres' ? 'PostgreSQL' : 'SQLite';
         return (reply as unknown as FastifyReply)

@@ -17,9 +17,9 @@ import type {
   SignatureProvenance,
   LockerDocument,
   VerifiedIdentity,
-} from '../schema/locker.js';
+} from '../../schema/locker.js';
 import { z } from 'zod';
-import { parseDate } from '../pdf/numbers.js';
+import { parseDate } from '../../pdf/numbers.js';
 
 type Sig = z.infer<typeof SignatureProvenance> & { tampered: boolean | null };
 

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 import {
   ApiError,
   type DepositoryFetchProvider,
@@ -24,8 +24,8 @@ import {
   type MailbackRequest,
   type ProviderConfig,
   type ServerConfig,
-} from './context.js';
-import { sandboxFile, sandboxManifest } from './sandbox.js';
+} from '../context.js';
+import { sandboxFile, sandboxManifest } from '../sandbox.js';
 
 export class UpstreamError extends Error {
   constructor(

@@ -7,10 +7,10 @@
  * that also speaks to the hosted service. Shared paths are documented in the server's `--names` dialect.
  */
 import { z } from 'zod';
-import * as S from '../schema/index.js';
-import { realJsonSchema, type Shape } from '../schema/dialect.js';
-import { realPaths, type Names } from '../schema/names.js';
-import type { RouteDocExtra, RouteMeta } from './context.js';
+import * as S from '../../schema/index.js';
+import { realJsonSchema, type Shape } from '../../schema/dialect.js';
+import { realPaths, type Names } from '../../schema/names.js';
+import type { RouteDocExtra, RouteMeta } from '../context.js';
 
 /** One registered route, as the document needs it. */
 export interface RouteDoc {

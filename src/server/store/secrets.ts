@@ -9,11 +9,13 @@
  *   Used when no key is configured (`cas serve` warns), and read to open what it sealed before.
  *
  * When a key is configured, values the local key sealed are re-sealed with it at start-up, and plain
- * webhook secrets of earlier versions are sealed (`migrateSecrets`).
+ * webhook secrets of earlier versions are sealed (`migrateSecrets`). The key ring belongs to the
+ * database it seals for, so it lives with the store.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Db } from './db.js';
+import type { Db } from './sql.js';
+import { forgetLegacyLocalKey, legacyLocalKey } from './settings.js';
 
 const LOCAL = 1;
 const CONFIGURED = 2;
@@ -44,12 +46,12 @@ async function localKey(db: Db, create: boolean): Promise<Buffer | null> {
   const file = localKeyFile(db);
   if (!file) return null;
   if (existsSync(file)) return parseSecretKey(readFileSync(file), file);
-  const legacy = await db.get<{ value: string }>("SELECT value FROM settings WHERE name = 'inbox_key_v1'");
+  const legacy = await legacyLocalKey(db);
   if (!legacy && !create) return null;
-  const key = legacy ? Buffer.from(legacy.value, 'base64') : randomBytes(32);
+  const key = legacy ? Buffer.from(legacy, 'base64') : randomBytes(32);
   writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
-  if (legacy) await db.run("DELETE FROM settings WHERE name = 'inbox_key_v1'");
+  if (legacy) await forgetLegacyLocalKey(db);
   return key;
 }
 
@@ -96,6 +98,22 @@ export function openText(db: Db, sealed: string, prefix: string): string | null 
     const d = createDecipheriv('aes-256-gcm', key, raw.subarray(1, 13));
     d.setAuthTag(raw.subarray(13, 29));
     return Buffer.concat([d.update(raw.subarray(29)), d.final()]).toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Seal a value as JSON (inbox tokens `itk_`, stored mailbox grants `cred_`). */
+export function seal(db: Db, data: unknown, prefix = 'itk_'): string {
+  return sealText(db, JSON.stringify(data), prefix);
+}
+
+/** Open what `seal` made; null when foreign, tampered or not sealed. */
+export function unseal<T>(db: Db, token: string, prefix = 'itk_'): T | null {
+  const text = openText(db, token, prefix);
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as T;
   } catch {
     return null;
   }

@@ -5,7 +5,8 @@
  * Loaded only when a PostgreSQL URL is configured.
  */
 import pg from 'pg';
-import { DatabaseUnavailable, MIGRATIONS, postgresDdl, type Db, type Queries } from './store/sql.js';
+import { DatabaseUnavailable, type Db, type Queries } from './sql.js';
+import { MIGRATIONS, postgresDdl } from './migrations.js';
 
 /** Advisory lock key of the migrations ("cas" in ASCII, then a version of the lock's meaning). */
 const MIGRATION_LOCK = 0x636173_01;

@@ -14,7 +14,7 @@ import * as S from '../../schema/index.js';
 import { ApiError, type App, type Section } from '../context.js';
 import { sample } from '../sandbox.js';
 import { release, remaining, reserve } from '../store/usage.js';
-import { parseInput, ParseBody } from './parse.js';
+import { parseInput, ParseBody } from '../parse/routes.js';
 
 /** Files in one request at most. */
 export const MAX_PORTFOLIO_FILES = 16;

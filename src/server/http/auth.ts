@@ -13,11 +13,11 @@
  *   written is refunded when its connection closes.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { fail, type App, type Principal, type RouteMeta } from './context.js';
-import { findAccessToken, findKey } from './store/keys.js';
-import { failedParsesWait, logUsage, rateAllow, recordFailedParse, release, remaining, reserve } from './store/usage.js';
-import { PRICES } from './billing.js';
-import { fromMilli, toMilli, type Queries } from './db.js';
+import { fail, type App, type Principal, type RouteMeta } from '../context.js';
+import { findAccessToken, findKey } from '../store/keys.js';
+import { failedParsesWait, keepCharge, logUsage, rateAllow, recordFailedParse, release, remaining, reserve } from '../store/usage.js';
+import { PRICES } from '../billing.js';
+import { fromMilli, toMilli, type Queries } from '../store/sql.js';
 
 /** Uploads in flight, per server and per key (the public sandbox key has a smaller cap of its own). */
 class UploadGate {
@@ -187,7 +187,8 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
         // COMMIT is sent as the answer is written (nothing awaited between them): a crash before it
         // leaves the reservation, which is refunded; a COMMIT that fails later refunds it now.
         // (Keeping a charge does not change the balance: it was taken when reserved.)
-        rem = await db.txBeforeAnswer(
+        rem = await keepCharge(
+          db,
           async (q) => {
             await settle(q, req, ok);
             await logUsage(q, { ...entry, credits: s.charged });

@@ -9,7 +9,7 @@ import { computeGains, normaliseFy, parseFmvFile, parseSchemeTypes, type GainsOp
 import * as S from '../../schema/index.js';
 import { ApiError, type Section } from '../context.js';
 import { sample } from '../sandbox.js';
-import { ParseBody, parseInput, readInput } from './parse.js';
+import { ParseBody, parseInput, readInput } from '../parse/routes.js';
 
 const Fy = z.string().refine((fy) => Boolean(normaliseFy(fy)), 'must be a financial year like 2025-26');
 const GainsBody = ParseBody.omit({ broker_type: true }).extend({

@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { ApiError, type Section } from '../context.js';
-import { resolveCategory, verify } from '../registry.js';
-import { kycStatus, RecordedKycProvider, SandboxKycProvider, type KycProvider } from '../kyc.js';
-import { notConfigured } from '../providers.js';
+import { resolveCategory, verify } from './registry.js';
+import { kycStatus, RecordedKycProvider, SandboxKycProvider, type KycProvider } from './kyc-providers.js';
+import { notConfigured } from '../retrieval/providers.js';
 
 const RegulatorBody = z
   .object({ registration_number: z.string().optional(), name: z.string().optional(), type: z.string().optional() })

@@ -11,8 +11,8 @@ import { z } from 'zod';
 import { registrarBPasswordProblem } from '../../schema/retrieval.js';
 import * as S from '../../schema/index.js';
 import { ApiError, type DepositoryFetchProvider, type MailbackProvider, type Section } from '../context.js';
-import { baseUrl } from '../files.js';
-import { notConfigured, SandboxFetchProvider, SandboxMailbackProvider, UpstreamError } from '../providers.js';
+import { baseUrl } from '../store/files.js';
+import { notConfigured, SandboxFetchProvider, SandboxMailbackProvider, UpstreamError } from './providers.js';
 import { sandboxManifest } from '../sandbox.js';
 import { claimFetchSession, createFetchSession, expireFetchSession, finishFetchSession, ownFetchSession } from '../store/sessions.js';
 

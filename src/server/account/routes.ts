@@ -5,7 +5,7 @@ import { BILLED } from '../billing.js';
 import { ApiError, type Section } from '../context.js';
 import { createAccessToken, findAccessToken, maskKey } from '../store/keys.js';
 import { balance, usageByFeature, usageLogs } from '../store/usage.js';
-import { fromMilli } from '../db.js';
+import { fromMilli } from '../store/sql.js';
 
 /**
  * A point in time as clients send it: RFC 3339 with `Z` or any offset (`+00:00`, `+05:30`, what
