@@ -7,11 +7,12 @@
  * The whole server suite also runs on PostgreSQL (vitest project `postgres`); the many-instance
  * proofs of issue 22 are in test/multi-instance.test.ts.
  */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { cas, tmpDir } from './helpers.js';
+import { cas, fixture, tmpDir } from './helpers.js';
 import { post, serve, type Served } from './server-helpers.js';
 import { startCluster, type PgCluster } from './pg.js';
 import { needs } from './tools.js';
@@ -127,6 +128,76 @@ describe.skipIf(pgTool.skip)(`PostgreSQL store${pgTool.note}`, { timeout: 300_00
       hang.close();
       await a.proc.catch(() => undefined);
       await b.stop();
+    }
+  });
+
+  it('an instance taken for dead while it works never gives a parse for free: it takes the credit again, or answers 402', async () => {
+    // A busy machine can stall an instance past three heartbeats while a request runs (SIGSTOP does
+    // it on purpose here): the other instance then gives back the credit that request held, as it
+    // would for a dead one. Found by multi-instance a on a machine at load 24: 151 parses answered
+    // 200 on 150 credits. The stalled instance must take the credit again when it finishes, and when
+    // the key cannot pay any more, answer 402 instead of the statement.
+    const url = await cluster.createDatabase();
+    const pdf = readFileSync(fixture('registrar/cams-detailed-plain.pdf'));
+    const waiting: http.ServerResponse[] = [];
+    const files = http.createServer((_req, res) => waiting.push(res));
+    await new Promise<void>((r) => files.listen(0, '127.0.0.1', () => r()));
+    const pdfUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}/statement.pdf`;
+    const hand = (): void => {
+      for (const res of waiting.splice(0)) res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf);
+    };
+    const fetchHost = ['--allow-fetch-host', '127.0.0.1'];
+    const [a, b] = await Promise.all([start(url, {}, fetchHost), start(url, {}, fetchHost)]);
+    // Resolves (with the request still unanswered) once B has given A's held credit back.
+    const stalled = async (key: string): Promise<{ answer: ReturnType<typeof post> }> => {
+      const pending = post(a.url, '/v4/registrar_a_registrar_b/parse', { key, json: { pdf_url: pdfUrl } });
+      while (!waiting.length) await new Promise((r) => setTimeout(r, 50));
+      const before = await remaining(b, key);
+      process.kill(a.proc.pid!, 'SIGSTOP');
+      // B takes A for dead and gives the held credit back: waited for, however long it takes.
+      while ((await remaining(b, key)) === before) await new Promise((r) => setTimeout(r, 100));
+      return { answer: pending };
+    };
+    try {
+      // 1. The key can still pay: A takes the credit again and answers the statement.
+      const rich = await keyOn(url, ['--credits', '2']);
+      const first = await stalled(rich);
+      expect(await remaining(b, rich)).toBe(2);
+      process.kill(a.proc.pid!, 'SIGCONT');
+      hand();
+      const ok = await first.answer;
+      expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+      expect(ok.body.investor).toBeTruthy();
+      expect(ok.headers.get('x-credits-remaining')).toBe('1');
+      expect(await remaining(b, rich)).toBe(1);
+
+      // 2. The credit given back was spent meanwhile (on B): A answers 402 and charges nothing.
+      const poor = await keyOn(url, ['--credits', '1']);
+      const second = await stalled(poor);
+      expect(await remaining(b, poor)).toBe(1);
+      const spent = await post(b.url, '/v4/registrar_a_registrar_b/parse', { key: poor, json: { pdf_file: pdf.toString('base64') } });
+      expect(spent.status).toBe(200);
+      process.kill(a.proc.pid!, 'SIGCONT');
+      hand();
+      const late = await second.answer;
+      expect(late.status, JSON.stringify(late.body)).toBe(402);
+      expect(late.body).toMatchObject({ status: 'failed', msg: expect.stringMatching(/insufficient credits/) });
+      expect(late.body.investor).toBeUndefined();
+      expect(await remaining(b, poor)).toBe(0);
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      const charged = Number((await c.query('SELECT COUNT(*) AS n FROM usage_log WHERE credits_milli > 0')).rows[0].n);
+      await c.end();
+      expect(charged, 'charged usage rows: the rich key once, the poor key once (on B)').toBe(2);
+    } finally {
+      try {
+        process.kill(a.proc.pid!, 'SIGCONT');
+      } catch {
+        // already gone
+      }
+      files.closeAllConnections();
+      files.close();
+      await Promise.all([a.stop(), b.stop()]);
     }
   });
 

@@ -142,6 +142,8 @@ export interface RequestState {
   reservation?: number;
   /** The reservation was settled (refunded or kept); settled once, whatever ends the request. */
   settled?: boolean;
+  /** Its credit was given back by another instance while it ran, and the key could not pay again: answered 402. */
+  unpaid?: boolean;
   /** The PDF was read and failed to parse (counted against CAS_MAX_FAILED_PARSES when refunded). */
   parseFailed?: boolean;
   /** The access token sent in x-api-key to a `tokenSelfCheck` route (no principal is set then). */

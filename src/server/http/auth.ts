@@ -15,7 +15,17 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { fail, type App, type Principal, type RouteMeta } from '../context.js';
 import { findAccessToken, findKey } from '../store/keys.js';
-import { failedParsesWait, keepCharge, logUsage, rateAllow, recordFailedParse, release, remaining, reserve } from '../store/usage.js';
+import {
+  failedParsesWait,
+  keepCharge,
+  logUsage,
+  rateAllow,
+  recordFailedParse,
+  release,
+  remaining,
+  reserve,
+  retake,
+} from '../store/usage.js';
 import { PRICES } from '../billing.js';
 import { fromMilli, toMilli, type Queries } from '../store/sql.js';
 
@@ -59,7 +69,14 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
     s.settled = true;
     const refund = Boolean(s.charged && !ok && !s.always);
     if (refund) s.charged = 0;
-    if (s.reservation) await release(q, s.reservation, refund);
+    if (!s.reservation) return;
+    const held = await release(q, s.reservation, refund);
+    // Another instance gave this request's credit back (it took this one for dead while the request
+    // ran): the charge is taken again, or, when the key cannot pay any more, the answer becomes 402.
+    if (!held && !refund && s.charged && s.principal?.key && !(await retake(q, s.principal.key, s.charged))) {
+      s.unpaid = true;
+      s.charged = 0;
+    }
   };
 
   const plugin: FastifyPluginAsync = async (f) => {
@@ -191,7 +208,7 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
           db,
           async (q) => {
             await settle(q, req, ok);
-            await logUsage(q, { ...entry, credits: s.charged });
+            await logUsage(q, { ...entry, status: s.unpaid ? 402 : entry.status, credits: s.charged });
             return balance(q);
           },
           (err) => {
@@ -210,6 +227,14 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
       if (billed) {
         reply.header('X-Credits-Used', String(s.charged));
         reply.header('X-Credits-Remaining', rem === null ? 'unlimited' : String(rem));
+      }
+      if (s.unpaid) {
+        // Nothing it did not pay for leaves: the statement is replaced by the 402 it would have got.
+        reply.code(402).header('content-type', 'application/json; charset=utf-8');
+        return JSON.stringify({
+          status: 'failed',
+          msg: `insufficient credits: the credit held for this request was given back while it ran and ${rem ?? 0} remain; send it again when the key has credits`,
+        });
       }
       return payload;
     });

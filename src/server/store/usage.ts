@@ -43,16 +43,21 @@ export function keepCharge<T>(db: Db, work: (q: Queries) => Promise<T>, late: (e
   return db.txBeforeAnswer(work, late);
 }
 
-/** End a reservation: the charge is kept (`refund` false) or given back; either way once. */
-export async function release(db: Queries, id: number, refund: boolean): Promise<void> {
-  if (!id) return;
-  await db.tx(async (q) => {
+/**
+ * End a reservation: the charge is kept (`refund` false) or given back; either way once. False when
+ * the reservation was no longer there: another instance gave it back already, having taken this
+ * one for dead while the request ran (see `retake`).
+ */
+export async function release(db: Queries, id: number, refund: boolean): Promise<boolean> {
+  if (!id) return true;
+  return db.tx(async (q): Promise<boolean> => {
     // Deleting first is the claim: of two instances settling one reservation, one deletes it.
     const r = await q.get<{ key_id: number; milli: number; unlimited: number }>(
       'DELETE FROM credit_reservations WHERE id = ? RETURNING key_id, milli, unlimited',
       id,
     );
-    if (!r || !refund) return;
+    if (!r) return false;
+    if (!refund) return true;
     if (r.unlimited) await q.run('UPDATE api_keys SET used_milli = used_milli - ? WHERE id = ?', r.milli, r.key_id);
     else
       await q.run(
@@ -61,7 +66,28 @@ export async function release(db: Queries, id: number, refund: boolean): Promise
         r.milli,
         r.key_id,
       );
+    return true;
   });
+}
+
+/**
+ * Take a kept charge again when its reservation was given back while the request ran (a stalled
+ * instance, taken for dead by another: a very busy machine, a paused process). One conditional
+ * UPDATE, as `reserve`, so the key is never overdrawn; false when it cannot pay any more.
+ */
+export async function retake(q: Queries, key: KeyRow, credits: number): Promise<boolean> {
+  const milli = toMilli(credits);
+  if (!milli) return true;
+  if (key.unlimited) return (await q.run('UPDATE api_keys SET used_milli = used_milli + ? WHERE id = ?', milli, key.id)) === 1;
+  return (
+    (await q.run(
+      'UPDATE api_keys SET credits_milli = credits_milli - ?, used_milli = used_milli + ? WHERE id = ? AND credits_milli >= ?',
+      milli,
+      milli,
+      key.id,
+      milli,
+    )) === 1
+  );
 }
 
 /**
