@@ -6,15 +6,10 @@
  * value row). Pure helpers; no layout knowledge.
  */
 import type { Line, Word } from '../../pdf/model.js';
-import { lineSize } from './table.js';
+import { lineSize, normText } from './table.js';
 
-/** Lower case, every run of non-alphanumerics one space: `Buy(B) / Sell(S)` -> `buy b sell s`. */
-export function normText(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim();
-}
+/** Lower case, every run of non-alphanumerics one space: `Buy(B) / Sell(S)` -> `buy b sell s` (kept in table.ts, which labels.ts builds on). */
+export { normText };
 
 interface Tok {
   t: string;

@@ -15,7 +15,6 @@
  */
 import type { Line, Word } from '../../pdf/model.js';
 import { isNumber } from '../../pdf/numbers.js';
-import { normText } from './labels.js';
 
 /** A line's text with runs of spaces collapsed to one (pieces joined by one space). */
 export function squash(l: Line): string {
@@ -42,6 +41,14 @@ export function wordsText(words: readonly Word[]): string {
 }
 
 /** The line's font size (largest piece), a unit for geometric tolerances. */
+/** Text compared as words: lower case, every run of other characters one space. */
+export function normText(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+}
+
 export function lineSize(l: Line): number {
   let s = 0;
   for (const p of l.pieces) if (p.size > s) s = p.size;
