@@ -111,7 +111,15 @@ describe('cas parse: inputs that are not plain readable files', () => {
     else {
       // Root reads any file whatever its mode: the case needs another user. setpriv (util-linux) gives one.
       const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
-      const readable = (statSync(BIN).mode & 0o004) !== 0 && (statSync(path.dirname(BIN)).mode & 0o005) === 0o005;
+      // The other user must reach the built cas: every folder above it searchable by others (a clone
+      // inside a 0700 folder, such as mktemp -d's, is not), the file itself readable.
+      const searchable = (p: string): boolean => {
+        for (let d = path.dirname(p); ; d = path.dirname(d)) {
+          if ((statSync(d).mode & 0o001) === 0) return false;
+          if (d === path.dirname(d)) return true;
+        }
+      };
+      const readable = (statSync(BIN).mode & 0o004) !== 0 && (statSync(path.dirname(BIN)).mode & 0o005) === 0o005 && searchable(BIN);
       if (!setpriv || !readable) {
         t.skip();
         return;
