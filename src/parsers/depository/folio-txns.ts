@@ -21,7 +21,7 @@ import type { Line, Word } from '../../pdf/model.js';
 import { exactSum, parseDate, parseNumber, round } from '../../pdf/numbers.js';
 import type { MutualFundFolio, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
 import { folioTransaction } from '../phrasings/depository.js';
-import { squash, text } from './read.js';
+import { shareBeforeKey, squash, text } from './read.js';
 
 type Role = 'date' | 'desc' | 'amount' | 'stamp' | 'nav' | 'price' | 'units' | 'income' | 'capital' | 'balance';
 const NUMERIC: ReadonlySet<Role> = new Set(['amount', 'stamp', 'nav', 'price', 'units', 'income', 'capital', 'balance']);
@@ -202,33 +202,13 @@ export class FolioTxnReader {
     if (l.words[0] && DATE_WORD.test(l.words[0].text) && parseDate(l.words[0].text) && this.columns) {
       const before = this.loose;
       this.loose = [];
-      let mine = before;
+      const { toPrevious, toKey } = shareBeforeKey(this.key ? this.rec[this.rec.length - 1] : null, before, l);
       if (this.key) {
-        // Lines between two keys are shared out at the widest vertical gap among them.
-        const chain = [this.rec[this.rec.length - 1], ...before, l];
-        let cut = 1;
-        let widest = -1;
-        for (let k = 1; k < chain.length; k++) {
-          const gap = chain[k].page === chain[k - 1].page ? chain[k].y - chain[k - 1].y : Infinity;
-          if (gap > widest) {
-            widest = gap;
-            cut = k;
-          }
-        }
-        this.rec.push(...before.slice(0, cut - 1));
-        mine = before.slice(cut - 1);
+        this.rec.push(...toPrevious);
         this.emit();
       }
-      // Lines above the key belong to it only when they are close to it.
-      const near: Line[] = [];
-      let at = l;
-      for (let k = mine.length - 1; k >= 0; k--) {
-        if (mine[k].page !== at.page || at.y - mine[k].y > size(at) * 2.4) break;
-        near.unshift(mine[k]);
-        at = mine[k];
-      }
       this.key = l;
-      this.rec = [...near, l];
+      this.rec = [...toKey, l];
       return i;
     }
     this.loose.push(l);

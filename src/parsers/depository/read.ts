@@ -212,3 +212,36 @@ export function isTableHeading(l: Line, grid: Grid): boolean {
 
 /** The number of a role, parsed (null when absent). */
 export const num = (f: RecFields, role: string): number | null => parseNumber(f.nums.get(role));
+
+/**
+ * The loose lines met before a row's key (its date or ISIN line), shared out: when a row is open
+ * (`last` is its last line), the lines up to the widest vertical gap between it and the key are
+ * its own (`toPrevious`); of the rest, those close above the key (each within 2.4 line heights of
+ * the next, on its page) belong to the key (`toKey`). A row's text may stand above or below its key.
+ */
+export function shareBeforeKey(last: Line | null, before: Line[], key: Line): { toPrevious: Line[]; toKey: Line[] } {
+  let mine = before;
+  let toPrevious: Line[] = [];
+  if (last) {
+    const chain = [last, ...before, key];
+    let cut = 1;
+    let widest = -1;
+    for (let k = 1; k < chain.length; k++) {
+      const gap = chain[k].page === chain[k - 1].page ? chain[k].y - chain[k - 1].y : Infinity;
+      if (gap > widest) {
+        widest = gap;
+        cut = k;
+      }
+    }
+    toPrevious = before.slice(0, cut - 1);
+    mine = before.slice(cut - 1);
+  }
+  const toKey: Line[] = [];
+  let at = key;
+  for (let k = mine.length - 1; k >= 0; k--) {
+    if (mine[k].page !== at.page || at.y - mine[k].y > lineSize(at) * 2.4) break;
+    toKey.unshift(mine[k]);
+    at = mine[k];
+  }
+  return { toPrevious, toKey };
+}

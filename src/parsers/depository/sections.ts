@@ -17,7 +17,7 @@ import type {
   Transaction,
 } from '../../schema/index.js';
 import { lineSize, readHeader, textColumn, type Grid } from '../common/table-grid.js';
-import { FULL_ISIN, isinWord, isTableHeading, num, recordFields, text, TOTAL_ROW, type RecFields } from './read.js';
+import { FULL_ISIN, isinWord, isTableHeading, num, recordFields, shareBeforeKey, text, TOTAL_ROW, type RecFields } from './read.js';
 import { dematTransaction, emptyHoldings, rowOpening, schemeFromFolioRow } from './shared.js';
 
 export type Key = 'isin' | 'date' | 'tier' | 'policy';
@@ -99,31 +99,12 @@ export class Table {
     if (this.isKey(l)) {
       const before = this.pending;
       this.pending = [];
-      let mine: Line[] = before;
+      const { toPrevious, toKey } = shareBeforeKey(this.rec ? this.rec.lines[this.rec.lines.length - 1] : null, before, l);
       if (this.rec) {
-        const chain = [this.rec.lines[this.rec.lines.length - 1], ...before, l];
-        let cut = 0;
-        let widest = -1;
-        for (let k = 1; k < chain.length; k++) {
-          const gap = chain[k].page === chain[k - 1].page ? chain[k].y - chain[k - 1].y : Infinity;
-          if (gap > widest) {
-            widest = gap;
-            cut = k;
-          }
-        }
-        this.rec.lines.push(...before.slice(0, cut - 1));
-        mine = before.slice(cut - 1);
+        this.rec.lines.push(...toPrevious);
         this.flush();
       }
-      // Lines above the key belong to it only when they are close to it.
-      const near: Line[] = [];
-      let at = l;
-      for (let k = mine.length - 1; k >= 0; k--) {
-        if (mine[k].page !== at.page || at.y - mine[k].y > lineSize(at) * 2.4) break;
-        near.unshift(mine[k]);
-        at = mine[k];
-      }
-      this.rec = { key: l, lines: [...near, l] };
+      this.rec = { key: l, lines: [...toKey, l] };
       return true;
     }
     if (isTableHeading(l, this.grid)) {
