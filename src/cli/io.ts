@@ -1,6 +1,6 @@
 /**
  * Every file the CLI reads because a user named it goes through here (and src/core/input.ts): the
- * PDFs and folders given to parse, smart and gains, stdin, --password-file, --scheme-types, --fmv,
+ * PDFs and folders given to parse, smart, gains and portfolio (their names: `argPath`), stdin, --password-file, --scheme-types, --fmv,
  * --api-key-file, the config file; and the places it writes (-o, --out-dir) are checked here
  * before any work is done. Reads are bounded whatever the file claims, FIFOs have a deadline,
  * devices and folders are refused with one line, and names that are not valid UTF-8 are opened by
@@ -72,7 +72,8 @@ export function argPath(value: string): InputPath {
 /** A small file a flag names (`-` is stdin), as text, within SMALL_FILE_LIMIT. */
 export async function readFlagFile(value: string, what: string, limit = SMALL_FILE_LIMIT): Promise<string> {
   if (value === '-') return (await readStdin(limit)).toString('utf8');
-  return (await readInputFile(argPath(value), { limit, what })).toString('utf8');
+  const p = argPath(value);
+  return (await readInputFile(p, { limit, what })).toString('utf8');
 }
 
 /** The same for callers that cannot wait (regular files and stdin only). */
@@ -81,6 +82,17 @@ export function readFlagFileSync(value: string, what: string, limit = SMALL_FILE
     return readFdSync(0, 'stdin', { limit, what }).toString('utf8');
   }
   return readInputFileSync(argPath(value), { limit, what }).toString('utf8');
+}
+
+/**
+ * `--password-file` (none: undefined): one bounded read, without its final newline. A missing file
+ * is exit 8; a folder, a device or a FIFO that sends nothing is exit 2; `-` is stdin, unless stdin
+ * carries the PDF.
+ */
+export async function readPasswordFile(file: string | undefined, stdinCarriesPdf = false): Promise<string | undefined> {
+  if (!file) return undefined;
+  if (file === '-' && stdinCarriesPdf) throw new UsageError('stdin cannot carry both the PDF (-) and its password (--password-file -)');
+  return (await readFlagFile(file, '--password-file', 64 * 1024)).replace(/\r?\n$/, '');
 }
 
 /**

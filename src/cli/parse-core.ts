@@ -1,18 +1,17 @@
 /**
- * The CLI's side of the parse core: files and folders in, per-file outcomes out, every file on
+ * The CLI's side of the parse core: files in, per-file outcomes out, every file on
  * the shared worker pool (src/core), so that the limits hold for one file as for a batch.
  */
-import { promises as fs } from 'node:fs';
 // The pool and the error map only: the parse job itself (parsers, PDF engine) loads in the workers.
 import { errorInfo, PASSWORD_HINT, type JobError } from '../core/errors.js';
 import { parseLimits } from '../core/limits.js';
 import { cores, ParsePool } from '../core/pool.js';
-import { displayPath, fsPath, inputError, type InputPath } from '../core/input.js';
-import { argPath } from './io.js';
+import { inputPath } from '../core/input.js';
 import type { ParseJob, ParseOutcome, PasswordPlan } from '../core/parse-job.js';
-import { DEFAULT_ENGINE, resolveEngine, type EngineName } from '../pdf/engine.js';
+import { DEFAULT_ENGINE, type EngineName } from '../pdf/engine.js';
 import type { PdfDocument } from '../pdf/model.js';
 import type { AnyResult, Detection, ParseOptions } from '../parsers/index.js';
+import type { EngineChoice } from './job-settings.js';
 
 export { errorInfo, PASSWORD_HINT, type PasswordPlan };
 
@@ -33,18 +32,6 @@ export interface FileOutcome {
 
 /** What a command asks of each job: the format and broker, detection only, and the PDF engine (decided once). */
 export type Opts = ParseOptions & { detectOnly?: boolean; engine: EngineChoice };
-
-/** The PDF engine of a command's jobs: resolved once; a bad CAS_PDF_ENGINE is each file's error (as the pool reports it). */
-export type EngineChoice = { name: EngineName } | { error: unknown };
-
-/** The engine named by `--engine`, else by CAS_PDF_ENGINE, else the default. */
-export function engineChoice(flag: string | undefined, env: NodeJS.ProcessEnv): EngineChoice {
-  try {
-    return { name: resolveEngine(flag, env) };
-  } catch (error) {
-    return { error };
-  }
-}
 
 let shared: ParsePool | undefined;
 
@@ -76,27 +63,6 @@ export function warmParsePool(engine: EngineChoice): void {
   }
 }
 
-/**
- * Files whose names are not valid UTF-8: the name shown (invalid bytes escaped, `\xff`) -> the
- * bytes the file is opened by. Every other file is opened by the name shown.
- */
-const rawPaths = new Map<string, Uint8Array>();
-
-/** What a file is opened by: its bytes when its name is not valid UTF-8, else the name itself. */
-export function inputPath(file: string): InputPath {
-  return rawPaths.get(file) ?? file;
-}
-
-/** The name to show for a path (and, when it is not valid UTF-8, remember its bytes). */
-function shown(p: InputPath): string {
-  if (typeof p === 'string') return p;
-  const name = displayPath(p);
-  const b = Buffer.from(p);
-  if (b.toString('utf8') === name && !name.includes('\\x')) return name;
-  rawPaths.set(name, b);
-  return name;
-}
-
 /** The job of one file: its source, the password plan as it is, what the command asks, and the engine. */
 function job(file: string, plan: PasswordPlan, opts: Opts, engine: EngineName, stdinBytes?: Uint8Array): ParseJob {
   return {
@@ -124,50 +90,6 @@ export function fileOutcome(file: string, o: ParseOutcome): FileOutcome {
     result: { data: o.data as AnyResult['data'], warnings: o.warnings, detection: o.detection },
     detection: o.detection,
   };
-}
-
-/** The PDFs under a folder, by their bytes (names need not be UTF-8); links are not followed. */
-async function pdfsIn(dir: Buffer): Promise<Buffer[]> {
-  const out: Buffer[] = [];
-  const walk = async (d: Buffer): Promise<void> => {
-    let entries;
-    try {
-      entries = await fs.readdir(d, { withFileTypes: true, encoding: 'buffer' });
-    } catch (err) {
-      throw inputError(err, d);
-    }
-    for (const e of entries) {
-      const name = e.name as unknown as Buffer;
-      const full = Buffer.concat([d, d[d.length - 1] === 0x2f ? Buffer.alloc(0) : Buffer.from('/'), name]);
-      if (e.isDirectory()) await walk(full);
-      else if (e.isFile() && /\.pdf$/i.test(name.toString('latin1'))) out.push(full);
-    }
-  };
-  await walk(dir);
-  return out;
-}
-
-/**
- * Expand folders into the PDFs inside them (sorted); keep files and `-` as given. A name that is
- * not valid UTF-8 (on the command line or in a folder) is kept by its bytes and shown escaped.
- */
-export async function expandInputs(inputs: string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const i of inputs) {
-    if (i === '-') {
-      out.push(i);
-      continue;
-    }
-    const p = argPath(i);
-    const st = await fs.stat(fsPath(p)).catch(() => null);
-    if (st?.isDirectory()) {
-      let dir = Buffer.from(fsPath(p));
-      while (dir.length > 1 && dir[dir.length - 1] === 0x2f) dir = dir.subarray(0, -1);
-      const names = (await pdfsIn(dir)).map(shown);
-      out.push(...names.sort());
-    } else out.push(shown(p));
-  }
-  return out;
 }
 
 /** Parse one file (or stdin's bytes) on a worker, within the limits. */

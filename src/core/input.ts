@@ -11,7 +11,7 @@
  *   content within CAS_FIFO_TIMEOUT seconds (default 30): a FIFO with no writer never hangs.
  *
  * Paths may be Buffers: a file name that is not valid UTF-8 is opened by its bytes and shown with
- * the invalid bytes escaped (`\xff`).
+ * the invalid bytes escaped (`\xff`), and remembered by that name (`shownName`, `inputPath`).
  */
 import { closeSync, constants, fstatSync, openSync, readSync, promises as fsp, type Stats } from 'node:fs';
 import { CasError, DocumentError, NotFoundError, UsageError } from '../errors.js';
@@ -246,4 +246,70 @@ export async function readPdfFile(p: InputPath, maxBytes: number): Promise<Uint8
   });
   // A plain Uint8Array (pdf.js refuses a Buffer): a view when the bytes have their own memory, else a copy.
   return b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? new Uint8Array(b.buffer, 0, b.byteLength) : new Uint8Array(b);
+}
+
+/**
+ * Files whose names are not valid UTF-8: the name shown (invalid bytes escaped, `\xff`) -> the
+ * bytes the file is opened by. Every other file is opened by the name shown.
+ */
+const rawPaths = new Map<string, Uint8Array>();
+
+/** The name to show for a path a user gave (and, when it is not valid UTF-8, its bytes kept for `inputPath`). */
+function shownName(p: InputPath): string {
+  if (typeof p === 'string') return p;
+  const name = displayPath(p);
+  const b = Buffer.from(p);
+  if (b.toString('utf8') === name && !name.includes('\\x')) return name;
+  rawPaths.set(name, b);
+  return name;
+}
+
+/** What a file is opened by: its bytes when its name (as `shownName` gave it) is not valid UTF-8, else the name itself. */
+export function inputPath(file: string): InputPath {
+  return rawPaths.get(file) ?? file;
+}
+
+/** The PDFs under a folder, by their bytes (names need not be UTF-8); links are not followed. */
+async function pdfsIn(dir: Buffer): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  const walk = async (d: Buffer): Promise<void> => {
+    let entries;
+    try {
+      entries = await fsp.readdir(d, { withFileTypes: true, encoding: 'buffer' });
+    } catch (err) {
+      throw inputError(err, d);
+    }
+    for (const e of entries) {
+      const name = e.name as unknown as Buffer;
+      const full = Buffer.concat([d, d[d.length - 1] === 0x2f ? Buffer.alloc(0) : Buffer.from('/'), name]);
+      if (e.isDirectory()) await walk(full);
+      else if (e.isFile() && /\.pdf$/i.test(name.toString('latin1'))) out.push(full);
+    }
+  };
+  await walk(dir);
+  return out;
+}
+
+/**
+ * The PDFs a command is given (its arguments as `argPath` read them, cli/io.ts): folders expanded
+ * into the PDFs inside them (sorted), files and `-` kept as given, each by the name it is shown by.
+ * A name that is not valid UTF-8 (on the command line or in a folder) is shown escaped and opened by
+ * its bytes (`inputPath`).
+ */
+export async function expandInputs(inputs: InputPath[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of inputs) {
+    if (p === '-') {
+      out.push(p);
+      continue;
+    }
+    const st = await fsp.stat(fsPath(p)).catch(() => null);
+    if (st?.isDirectory()) {
+      let dir = Buffer.from(fsPath(p));
+      while (dir.length > 1 && dir[dir.length - 1] === 0x2f) dir = dir.subarray(0, -1);
+      const names = (await pdfsIn(dir)).map(shownName);
+      out.push(...names.sort());
+    } else out.push(shownName(p));
+  }
+  return out;
 }

@@ -5,12 +5,13 @@
 import path from 'node:path';
 import chalk from 'chalk';
 import { NotFoundError, outcomeExitCode, UsageError } from '../../errors.js';
-import { displayPath, readFlagFile } from '../io.js';
+import { expandInputs } from '../../core/input.js';
+import { argPath, displayPath, readFlagFile, readPasswordFile } from '../io.js';
 import type { ParsedStatement } from '../../schema/index.js';
 import type { CommandInput, Handler } from '../command.js';
-import { passwordPlan } from '../passwords.js';
 import type { gainsSpec } from '../definitions/gains.js';
-import { engineChoice, expandInputs, fileMessage, parseOne, warmParsePool } from '../parse-core.js';
+import { engineChoice, passwordPlan } from '../job-settings.js';
+import { fileMessage, parseOne, warmParsePool } from '../parse-core.js';
 import { isStatement } from '../render-statement.js';
 
 /** --scheme-types and --fmv: small files read like every named file (io.ts); a missing one is a usage error here. */
@@ -40,10 +41,10 @@ export const run: Handler<CommandInput<typeof gainsSpec>> = async (ctx, flags) =
     throw new UsageError((err as Error).message);
   }
 
-  const files = await expandInputs(flags.files);
+  const files = await expandInputs(flags.files.map(argPath));
   if (!files.length) throw new UsageError('no PDF files found in the given folder');
   if (files.includes('-')) throw new UsageError('cas gains reads files, not stdin');
-  const plan = await passwordPlan(ctx, flags);
+  const plan = passwordPlan(ctx, { password: flags.password, passwordFromFile: await readPasswordFile(flags.passwordFile) });
 
   const statements: ParsedStatement[] = [];
   let failed = 0;

@@ -140,11 +140,11 @@ export const download = withReconnectHint<CommandInput<typeof inboxDownloadSpec>
   }
   ctx.log(`${saved.length} file(s) saved in ${dir}`);
   if (!opts.parse) return { data: { files: saved }, format: 'json' };
-  const { engineChoice, parseSaved, warmParsePool } = await import('../parse-core.js');
+  const { engineChoice, passwordPlan } = await import('../job-settings.js');
   const engine = engineChoice(undefined, ctx.env);
+  const { parseSaved, warmParsePool } = await import('../parse-core.js');
   warmParsePool(engine);
-  const { passwordPlan } = await import('../passwords.js');
-  return { exitCode: await parseSaved(saved, await passwordPlan(ctx, {}), engine, (t) => emit(t, ctx.opts.output)) };
+  return { exitCode: await parseSaved(saved, passwordPlan(ctx, {}), engine, (t) => emit(t, ctx.opts.output)) };
 });
 
 export const disconnect = withReconnectHint<object>(async (ctx) => {

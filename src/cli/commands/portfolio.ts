@@ -7,9 +7,11 @@ import chalk from 'chalk';
 import { ExitCode, outcomeExitCode, UsageError } from '../../errors.js';
 import type { ParsedStatement } from '../../schema/index.js';
 import type { CommandInput, Handler, Result } from '../command.js';
-import { passwordPlan } from '../passwords.js';
 import type { portfolioSpec } from '../definitions/portfolio.js';
-import { defaultJobs, engineChoice, expandInputs, fileMessage, parseMany, warmParsePool } from '../parse-core.js';
+import { expandInputs } from '../../core/input.js';
+import { argPath, readPasswordFile } from '../io.js';
+import { engineChoice, passwordPlan } from '../job-settings.js';
+import { defaultJobs, fileMessage, parseMany, warmParsePool } from '../parse-core.js';
 import { isStatement } from '../render-statement.js';
 
 export const run: Handler<CommandInput<typeof portfolioSpec>> = async (ctx, flags) => {
@@ -21,10 +23,10 @@ export const run: Handler<CommandInput<typeof portfolioSpec>> = async (ctx, flag
     throw new UsageError(`--${other} and --format ${flags.format} ask for two formats: give one`);
   if (format === 'html' && ctx.stdoutTty && (!ctx.opts.output || ctx.opts.output === '-'))
     throw new UsageError('--format html writes a web page, not terminal text: add -o portfolio.html (or redirect stdout to a file)');
-  const files = await expandInputs(flags.files);
+  const files = await expandInputs(flags.files.map(argPath));
   if (!files.length) throw new UsageError('no PDF files found in the given folder');
   if (files.includes('-')) throw new UsageError('cas portfolio reads files, not stdin');
-  const plan = await passwordPlan(ctx, flags);
+  const plan = passwordPlan(ctx, { password: flags.password, passwordFromFile: await readPasswordFile(flags.passwordFile) });
 
   const outcomes = await parseMany(files, plan, { engine }, Math.min(defaultJobs(), files.length), () => undefined);
   const statements: { file: string; data: ParsedStatement }[] = [];

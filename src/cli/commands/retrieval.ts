@@ -43,11 +43,11 @@ async function finish(
   // On a terminal: the tables `cas parse` prints there (the same handler); JSON lines on a pipe or with --json.
   // The PAN given to the command opens the statements unless a password is given (CAS_PDF_PASSWORD).
   if (ctx.format === 'table') return (await import('./parse.js')).runParse(ctx, { files: saved, pans: [pan] }, 'parse');
-  const { engineChoice, parseSaved, warmParsePool } = await import('../parse-core.js');
+  const { engineChoice, passwordPlan } = await import('../job-settings.js');
   const engine = engineChoice(undefined, ctx.env);
+  const { parseSaved, warmParsePool } = await import('../parse-core.js');
   warmParsePool(engine);
-  const { passwordPlan } = await import('../passwords.js');
-  return { exitCode: await parseSaved(saved, await passwordPlan(ctx, {}, { pans: [pan] }), engine, (t) => emit(t, ctx.opts.output)) };
+  return { exitCode: await parseSaved(saved, passwordPlan(ctx, {}, [pan]), engine, (t) => emit(t, ctx.opts.output)) };
 }
 
 function check(opts: CommandInput<typeof fetchSpec>): { pan: string; bo_id: string; dob: string } {

@@ -1,22 +1,23 @@
 /**
  * `cas parse` and `cas smart`, step 1 of 3: the plan. Every usage error is found here, before any
- * work: the flags are checked, the inputs gathered (folders expanded, stdin read within the byte
- * limit), the PDF engine resolved once and the password plan built once; both are carried unchanged
- * to every job. Planning prints nothing, starts no worker and parses nothing: a warning it finds
- * (a `--jobs` lowered) travels in the plan. The checks run in one fixed order, so that of two
- * mistakes on one command line the same one is always reported.
+ * work, in one direction: the flags alone first, then the files (the places written, stdin read
+ * within the byte limit, the password file, the inputs with folders expanded), then what
+ * every job carries (job-settings.ts: the password plan and the PDF engine, each decided once and
+ * carried unchanged to every job). Planning prints nothing, starts no worker and parses nothing: a
+ * warning it finds (a `--jobs` lowered) travels in the plan. The checks run in one fixed order, so
+ * that of two mistakes on one command line the same one is always reported.
  */
 import { DocumentError, UsageError } from '../../errors.js';
 import { parseLimits } from '../../core/limits.js';
 import { cores } from '../../core/pool.js';
+import { expandInputs } from '../../core/input.js';
 import type { PasswordPlan } from '../../core/parse-job.js';
 import type { ParseOptions } from '../../parsers/index.js';
 import type { CommandInput } from '../command.js';
 import type { Context } from '../context.js';
 import type { parseSpec, smartSpec } from '../definitions/parse.js';
-import { checkOutputFile, ensureOutDir, readStdin } from '../io.js';
-import { engineChoice, expandInputs, type EngineChoice } from '../parse-core.js';
-import { passwordPlan } from '../passwords.js';
+import { argPath, checkOutputFile, ensureOutDir, readPasswordFile, readStdin } from '../io.js';
+import { engineChoice, passwordPlan, type EngineChoice } from '../job-settings.js';
 
 /** The input of `cas parse` and `cas smart` (`--type` and `--broker` come resolved through the format registry). */
 export type ParseFlags = CommandInput<typeof parseSpec> &
@@ -90,6 +91,7 @@ const stdinTooLarge = (limit: number): Error =>
   new DocumentError('TooLarge', `stdin is larger than the limit of ${limit} bytes (CAS_PARSE_MAX_BYTES)`);
 
 export async function planParse(flags: ParseFlags, ctx: Context, mode: 'parse' | 'smart' = 'parse'): Promise<ParsePlan> {
+  // 1. The flags alone: a command line that is wrong in itself touches no file.
   const opts = { ...parseOpts(flags), detectOnly: Boolean(flags.detectOnly) };
   const format = outputFormat(ctx, flags);
   const special = format === 'csv' ? '--csv' : format === 'html' ? '--format html' : undefined;
@@ -99,27 +101,33 @@ export async function planParse(flags: ParseFlags, ctx: Context, mode: 'parse' |
   if (flags.format && flags.debugLayout) throw new UsageError('--debug-layout prints the text lines: it takes no --format');
   if (format === 'html' && ctx.stdoutTty && (!ctx.opts.output || ctx.opts.output === '-'))
     throw new UsageError('--format html writes a web page, not terminal text: add -o report.html (or redirect stdout to a file)');
-  // Where the results go is checked before any work: nothing is parsed only to fail at the write.
+  if (flags.redact && !flags.debugLayout) throw new UsageError('--redact applies to --debug-layout');
+  if (flags.files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be given only once');
+  const warnings: string[] = [];
+  // --debug-layout reads in this thread: --jobs is not read.
+  const jobs = flags.debugLayout ? 1 : jobsOf(flags, warnings);
+
+  // 2. The files. Where the results go, checked before any work (nothing is parsed only to fail at
+  // the write); stdin, which holds a PDF, read within the same byte limit as a file (counted as it
+  // arrives); the password file (io.ts); the inputs, folders expanded (core/input.ts).
   if (flags.outDir) await ensureOutDir(flags.outDir, '--out-dir', false);
   if (ctx.opts.output && ctx.opts.output !== '-') await checkOutputFile(ctx.opts.output);
-  const files = await expandInputs(flags.files);
+  const inputs = flags.files.map(argPath);
+  const stdinBytes = flags.files.includes('-') ? new Uint8Array(await readStdin(parseLimits().maxBytes, stdinTooLarge)) : undefined;
+  const passwordFromFile = await readPasswordFile(flags.passwordFile, Boolean(stdinBytes));
+  const files = await expandInputs(inputs);
   if (!files.length) throw new UsageError('no PDF files found in the given folder');
-  if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be given only once');
-  // stdin holds a PDF: read within the same byte limit as a file (counted as it arrives).
-  const stdinBytes = files.includes('-') ? new Uint8Array(await readStdin(parseLimits().maxBytes, stdinTooLarge)) : undefined;
-  const passwords = await passwordPlan(ctx, flags, { pans: flags.pans, stdinUsedForPdf: Boolean(stdinBytes) });
-  if (flags.redact && !flags.debugLayout) throw new UsageError('--redact applies to --debug-layout');
-  const warnings: string[] = [];
+
+  // 3. What every job carries (job-settings.ts): the password plan and the engine.
   return {
     mode,
     files,
     stdinBytes,
     opts,
+    passwords: passwordPlan(ctx, { password: flags.password, passwordFromFile }, flags.pans),
     engine: engineChoice(flags.engine, ctx.env),
-    passwords,
     format,
-    // --debug-layout reads in this thread: --jobs is not read.
-    jobs: flags.debugLayout ? 1 : jobsOf(flags, warnings),
+    jobs,
     layout: flags.debugLayout ? { redact: Boolean(flags.redact) } : undefined,
     csv: flags.csv,
     outDir: flags.outDir,

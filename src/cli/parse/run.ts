@@ -5,10 +5,10 @@
  * text lines (its first failure ends the command, as a parse error would).
  */
 import type { LayoutDump } from '../../pdf/debug.js';
-import { readPdfFile } from '../../core/input.js';
+import { inputPath, readPdfFile } from '../../core/input.js';
 import { parseLimits } from '../../core/limits.js';
 import type { Context } from '../context.js';
-import { inputPath, openWithPasswords, parseMany, parseOne, type FileOutcome, type Opts } from '../parse-core.js';
+import { openWithPasswords, parseMany, parseOne, type FileOutcome, type Opts } from '../parse-core.js';
 import { startProgress } from '../progress.js';
 import type { ParsePlan } from './plan.js';
 
