@@ -9,17 +9,11 @@ import { cores, ParsePool } from '../core/pool.js';
 import { inputPath } from '../core/input.js';
 import type { ParseJob, ParseOutcome, PasswordPlan } from '../core/parse-job.js';
 import { DEFAULT_ENGINE, type EngineName } from '../pdf/engine.js';
-import type { PdfDocument } from '../pdf/model.js';
 import type { AnyResult, Detection, ParseOptions } from '../parsers/index.js';
 import type { EngineChoice } from './job-settings.js';
+import type { Progress } from './progress.js';
 
 export { errorInfo, PASSWORD_HINT, type PasswordPlan };
-
-/** Open a PDF in this thread with the password candidates (for --debug-layout, which needs the document model). */
-export async function openWithPasswords(bytes: Uint8Array, plan: PasswordPlan, engine: EngineChoice): Promise<PdfDocument> {
-  if ('error' in engine) throw engine.error;
-  return (await import('../core/parse-job.js')).openWithPasswords(bytes, plan, {}, engine.name);
-}
 
 /** One file's outcome as the commands render it (the core outcome, with the file name). */
 export interface FileOutcome {
@@ -94,8 +88,9 @@ export function fileOutcome(file: string, o: ParseOutcome): FileOutcome {
 
 /** Parse one file (or stdin's bytes) on a worker, within the limits. */
 export async function parseOne(file: string, plan: PasswordPlan, opts: Opts, stdinBytes?: Uint8Array): Promise<FileOutcome> {
+  const j = job(file, plan, opts, engineOf(opts.engine), stdinBytes);
   try {
-    return fileOutcome(file, await pool(1, opts.engine).run(job(file, plan, opts, engineOf(opts.engine), stdinBytes)));
+    return fileOutcome(file, await pool(1, opts.engine).run(j));
   } catch (err) {
     return { file, ok: false, error: errorInfo(err) };
   }
@@ -109,6 +104,7 @@ export async function parseMany(
   jobs: number,
   onDone: (o: FileOutcome, done: number) => void,
 ): Promise<FileOutcome[]> {
+  const each = files.map((file) => job(file, plan, opts, engineOf(opts.engine)));
   let p: ParsePool;
   try {
     p = pool(Math.max(1, Math.min(jobs, files.length)), opts.engine);
@@ -117,12 +113,60 @@ export async function parseMany(
   }
   let done = 0;
   return Promise.all(
-    files.map(async (file) => {
-      const o = fileOutcome(file, await p.run(job(file, plan, opts, engineOf(opts.engine))));
+    files.map(async (file, i) => {
+      const o = fileOutcome(file, await p.run(each[i]));
       onDone(o, ++done);
       return o;
     }),
   );
+}
+
+/** How a command runs its files: on how many workers, stdin's bytes, its progress line, and who asks for a password. */
+export interface FilesRun {
+  jobs: number;
+  stdinBytes?: Uint8Array;
+  /** Starts the progress line of `total` files (on a terminal; elsewhere it prints nothing). */
+  startProgress: (total: number) => Promise<Progress>;
+  /** Asks for a file's password (attempt 1 to 3); none: never asked. */
+  askPassword?: (file: string, attempt: number) => Promise<string>;
+}
+
+export const isPasswordError = (o: FileOutcome): boolean =>
+  !o.ok && (o.error?.code === 'PasswordRequired' || o.error?.code === 'IncorrectPassword');
+
+/**
+ * A command's files, one outcome per file in input order (`-` is stdin's bytes): one at a time when
+ * there is one file or one job, else on `jobs` workers (stdin's after them, kept in its place), the
+ * progress line following them. Then, when it can be asked, each file that needs a password is asked
+ * for it up to three times.
+ */
+export async function parseFiles(files: string[], plan: PasswordPlan, opts: Opts, run: FilesRun): Promise<FileOutcome[]> {
+  // The first worker loads its PDF engine while the progress line starts.
+  warmParsePool(opts.engine);
+  const progress = await run.startProgress(files.length);
+  const { stdinBytes } = run;
+  let outcomes: FileOutcome[];
+  if (files.length === 1 || run.jobs === 1) {
+    outcomes = [];
+    for (const f of files) {
+      progress.update(outcomes.length, f);
+      outcomes.push(await parseOne(f, plan, opts, stdinBytes));
+    }
+  } else {
+    const fileList = files.filter((f) => f !== '-');
+    const parsed = await parseMany(fileList, plan, opts, run.jobs, (o, done) => progress.update(done, o.file));
+    const fromStdin = stdinBytes ? [await parseOne('-', plan, opts, stdinBytes)] : [];
+    outcomes = files.map((f) => (f === '-' ? fromStdin[0] : parsed[fileList.indexOf(f)]));
+  }
+  progress.stop();
+  if (!run.askPassword) return outcomes;
+  for (let i = 0; i < outcomes.length; i++) {
+    for (let attempt = 1; attempt <= 3 && isPasswordError(outcomes[i]); attempt++) {
+      const password = await run.askPassword(outcomes[i].file, attempt);
+      outcomes[i] = await parseOne(outcomes[i].file, { password, candidates: [] }, opts, stdinBytes);
+    }
+  }
+  return outcomes;
 }
 
 export function defaultJobs(): number {

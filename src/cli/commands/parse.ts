@@ -7,7 +7,6 @@ import type { CommandInput, Handler, Result } from '../command.js';
 import type { Context } from '../context.js';
 import type { parseSpec } from '../definitions/parse.js';
 import { BROKER_IDS } from '../../formats/index.js';
-import { warmParsePool } from '../parse-core.js';
 import { planParse, type ParseFlags } from '../parse/plan.js';
 import { renderParse } from '../parse/render.js';
 import { runJobs } from '../parse/run.js';
@@ -18,9 +17,8 @@ export const KNOWN_BROKERS = BROKER_IDS;
 export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 'smart'): Promise<Result> {
   const plan = await planParse(flags, ctx, mode);
   for (const w of plan.warnings) ctx.warn(w);
-  // The first worker loads its PDF engine while the jobs are queued (--debug-layout reads in this thread).
-  if (!plan.layout) warmParsePool(plan.engine);
-  return renderParse(plan, await runJobs(plan, ctx), ctx);
+  const outcomes = await runJobs(plan, ctx);
+  return renderParse(plan, outcomes, ctx);
 }
 
 export const run: Handler<CommandInput<typeof parseSpec>> = async (ctx, input) => runParse(ctx, input, 'parse');

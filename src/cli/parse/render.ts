@@ -12,10 +12,10 @@ import type { Result } from '../command.js';
 import type { Context } from '../context.js';
 import { ensureOutDir } from '../io.js';
 import { toJson, writeFileAtomic } from '../output.js';
-import { fileMessage, withSource, type FileOutcome } from '../parse-core.js';
+import { fileMessage, isPasswordError, withSource, type FileOutcome } from '../parse-core.js';
 import { contractNoteTables, isStatement, statementCsv, statementTables } from '../render-statement.js';
 import type { ParsePlan } from './plan.js';
-import { isPasswordError, type ParseOutcomes } from './run.js';
+import type { ParseOutcomes } from './run.js';
 
 export async function renderParse(plan: ParsePlan, outcomes: ParseOutcomes, ctx: Context): Promise<Result> {
   if ('layouts' in outcomes) {
