@@ -1,6 +1,6 @@
 /**
- * The CLI's side of the parse core: files in, per-file outcomes out, every file on
- * the shared worker pool (src/core), so that the limits hold for one file as for a batch.
+ * The CLI's side of the parse core: files in, per-file outcomes out, every file on the shared
+ * worker pool (src/core), so that the limits hold for one file as for a batch.
  */
 // The pool and the error map only: the parse job itself (parsers, PDF engine) loads in the workers.
 import { errorInfo, PASSWORD_HINT, type JobError } from '../core/errors.js';
