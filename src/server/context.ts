@@ -5,7 +5,7 @@ import type { Db } from './store/sql.js';
 import type { KeyRow } from './store/keys.js';
 import type { Feature } from './billing.js';
 import type { ParsePool } from '../core/pool.js';
-import type { FetchLimits } from './fetch-url.js';
+import type { FetchLimits } from './net/check.js';
 import type { FileStore } from './store/files.js';
 import type { Names } from '../schema/names.js';
 import type { RequestKind, Shape } from '../schema/dialect.js';
@@ -138,7 +138,7 @@ export interface RequestState {
   names: Names;
   /** Billable outcome, decided by the handler (defaults to any 2xx). */
   success?: boolean;
-  /** Id of the credits reservation (store/usage.ts), 0 or absent when nothing is held. */
+  /** Id of the credits reservation (store/credits.ts), 0 or absent when nothing is held. */
   reservation?: number;
   /** The reservation was settled (refunded or kept); settled once, whatever ends the request. */
   settled?: boolean;

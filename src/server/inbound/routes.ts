@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { ApiError, type RouteMeta, type Section } from '../context.js';
-import { assertPublicUrl, FetchError } from '../fetch-url.js';
+import { assertPublicUrl, FetchError } from '../net/fetch.js';
 import { baseUrl } from '../store/files.js';
 import { fileView } from './service.js';
 import {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { BROKERS, FORMATS, resolveBroker, type BrokerId, type FormatId } from '../../formats/index.js';
 import { ApiError, type App, type Section } from '../context.js';
-import { fetchPdf, FetchError } from '../fetch-url.js';
+import { fetchPdf, FetchError } from '../net/fetch.js';
 import { sample } from '../sandbox.js';
 import { realPaths } from '../../schema/names.js';
 
