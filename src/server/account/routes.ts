@@ -4,7 +4,8 @@ import * as S from '../../schema/index.js';
 import { BILLED } from '../billing.js';
 import { ApiError, type Section } from '../context.js';
 import { createAccessToken, findAccessToken, maskKey } from '../store/keys.js';
-import { balance, usageByFeature, usageLogs } from '../store/usage.js';
+import { usageByFeature, usageLogs } from '../store/usage.js';
+import { balance } from '../store/credits.js';
 import { fromMilli } from '../store/sql.js';
 
 /**

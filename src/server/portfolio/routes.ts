@@ -13,7 +13,7 @@ import { computePortfolio, MixedInvestorsError, type StatementInput } from '../.
 import * as S from '../../schema/index.js';
 import { ApiError, type App, type Section } from '../context.js';
 import { sample } from '../sandbox.js';
-import { release, remaining, reserve } from '../store/usage.js';
+import { release, remaining, reserve } from '../store/credits.js';
 import { parseInput, ParseBody } from '../parse/routes.js';
 
 /** Files in one request at most. */
