@@ -7,45 +7,19 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { z } from 'zod';
 import { zodMessage } from '../../schema/zod-message.js';
-import { ApiError, fail, type App, type RouteMeta } from '../context.js';
+import { ApiError, fail, type App, type RouteDecl } from '../context.js';
 import { authBilling } from './auth.js';
-import { accountRoutes } from '../account/routes.js';
-import { parseRoutes } from '../parse/routes.js';
-import { gainsRoutes } from '../gains/routes.js';
-import { portfolioRoutes } from '../portfolio/routes.js';
-import { retrievalRoutes } from '../retrieval/routes.js';
-import { verificationRoutes } from '../verification/routes.js';
-import { lockerRoutes } from '../locker/routes.js';
-import { inboundRoutes } from '../inbound/routes.js';
-import { inboxRoutes } from '../inbox/routes.js';
-import { fileRoutes } from '../files/routes.js';
-import { metaRoutes } from './meta.js';
 import { pathDialect, realText, type Names } from '../../schema/names.js';
 import { requestFromReal, toReal } from '../../schema/dialect.js';
-import type { RouteDoc } from './openapi-doc.js';
+import { ROUTES, SECTIONS } from './sections.js';
 import { newRequestId, SECURITY_HEADERS } from './headers.js';
 import { clientError, MULTIPART, multipartBoundary, watchBody } from './limits.js';
 import { errorHandler, notFound } from './errors.js';
 
-/** The route plugins, one per SPEC.md section, in registration order. */
-export const SECTIONS = [
-  accountRoutes,
-  parseRoutes,
-  gainsRoutes,
-  portfolioRoutes,
-  retrievalRoutes,
-  verificationRoutes,
-  lockerRoutes,
-  inboundRoutes,
-  inboxRoutes,
-  fileRoutes,
-  metaRoutes,
-];
-
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Every route registered (HEAD twins left out), with its schemas: the OpenAPI document's source. */
-    casRoutes: RouteDoc[];
+    /** Every route declared (HEAD twins left out), with its schemas: the OpenAPI document's source. */
+    casRoutes: readonly RouteDecl[];
   }
 }
 
@@ -93,16 +67,13 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
   // Response schemas document the answer (OpenAPI); the body is written as the handler built it,
   // after the real-name dialect (preSerialization) and with the documented extensions it carries.
   f.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  f.decorate('casRoutes', [] as RouteDoc[]);
+  f.decorate('casRoutes', ROUTES);
+  // What is served is what is declared (and documented): a route registered without a declaration is a bug.
+  const declared = new Set(ROUTES.map((r) => `${r.method.toUpperCase()} ${r.url}`));
   f.addHook('onRoute', (r) => {
-    if (r.method === 'HEAD' || (Array.isArray(r.method) && r.method.includes('HEAD'))) return;
-    f.casRoutes.push({
-      method: String(r.method).toLowerCase() as RouteDoc['method'],
-      url: r.url,
-      schema: r.schema as RouteDoc['schema'],
-      meta: r.config?.meta as RouteMeta | undefined,
-      doc: r.config?.doc,
-    });
+    for (const m of [r.method].flat())
+      if (m !== 'HEAD' && !declared.has(`${m} ${r.url}`))
+        throw new Error(`${m} ${r.url} is registered but not declared in its section's routes (http/sections.ts)`);
   });
 
   await f.register(multipart, { limits: { fileSize: config.maxUploadBytes, ...MULTIPART } });
@@ -176,6 +147,6 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
   f.setNotFoundHandler(notFound);
   f.setErrorHandler(errorHandler(config));
 
-  for (const section of SECTIONS) await f.register(section, { app });
+  for (const section of SECTIONS) await f.register(section.plugin, { app });
   return f;
 }

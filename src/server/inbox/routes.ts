@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import * as S from '../../schema/index.js';
-import { ApiError, type Section } from '../context.js';
+import { ApiError, route, type Section } from '../context.js';
 import { oauthCallback, pkce } from '../locker/service.js';
 import { notConfigured } from '../retrieval/providers.js';
 import { imapCheck } from '../mail/imap.js';
@@ -47,33 +47,83 @@ const InboxToken = z.looseObject({ 'x-inbox-token': z.string().optional() });
 const ImapConnected = z.object({ status: z.literal('success'), provider: z.literal('imap'), email: z.string(), inbox_token: z.string() });
 const Revoked = S.MailbackResponse;
 
+const inboxConnect = route({
+  method: 'post',
+  url: '/v4/inbox/connect',
+  schema: {
+    operationId: 'inboxConnect',
+    summary: 'Connect a mailbox (OAuth URL, or IMAP)',
+    body: Connect,
+    response: { 200: S.InboxConnectResponse.or(ImapConnected) },
+  },
+  config: { meta: { feature: 'inbox_connect', auth: 'v4' } },
+});
+
+const inboxCallback = route({
+  method: 'get',
+  url: '/v4/inbox/callback',
+  schema: {
+    operationId: 'inboxCallback',
+    summary: "The mail provider's OAuth redirect target: redirects to the app's redirect_uri with inbox_token (or error)",
+    ...oauthCallback("the app's redirect_uri"),
+  },
+});
+
+const inboxStatus = route({
+  method: 'post',
+  url: '/v4/inbox/status',
+  schema: {
+    operationId: 'inboxStatus',
+    summary: 'Mailbox connection status',
+    headers: InboxToken,
+    response: { 200: S.InboxStatusResponse },
+  },
+  config: { meta: { feature: 'inbox_status', auth: 'v4', shape: 'inbox_status' } },
+});
+
+const inboxCasList = route({
+  method: 'post',
+  url: '/v4/inbox/cas',
+  schema: {
+    operationId: 'inboxCasList',
+    summary: 'Statement files in the mailbox',
+    headers: InboxToken,
+    body: Search,
+    response: { 200: S.InboxSearchResponse },
+  },
+  config: { meta: { feature: 'inbox_search', auth: 'v4', shape: 'email_files', request: 'inbox_search' } },
+});
+
+const inboxDisconnect = route({
+  method: 'post',
+  url: '/v4/inbox/disconnect',
+  schema: { operationId: 'inboxDisconnect', summary: 'Revoke mailbox access', headers: InboxToken, response: { 200: Revoked } },
+  config: { meta: { feature: 'inbox_disconnect', auth: 'v4' } },
+});
+
+/** The section's routes, in registration order (the OpenAPI document reads them). */
+export const INBOX_ROUTES = [inboxConnect, inboxCallback, inboxStatus, inboxCasList, inboxDisconnect] as const;
+
 export const inboxRoutes: Section = async (f, { app }) => {
   const { db, config } = app;
   const g = config.gmail;
   const connection = (req: FastifyRequest): Promise<Connection> =>
     connectionOf(app, req.headers['x-inbox-token'], req.cas.principal!.keyId);
 
-  f.post(
-    '/v4/inbox/connect',
-    {
-      schema: {
-        operationId: 'inboxConnect',
-        summary: 'Connect a mailbox (OAuth URL, or IMAP)',
-        body: Connect,
-        response: { 200: S.InboxConnectResponse.or(ImapConnected) },
-      },
-      config: { meta: { feature: 'inbox_connect', auth: 'v4' } },
-      // The hosted API treats a provider it does not recognise as gmail; outlook and zoho need that
-      // service's own OAuth apps, so they are refused here rather than silently turned into gmail.
-      preValidation: async (req) => {
-        const raw = req.body as Record<string, unknown> | undefined;
-        if (req.cas.names !== 'real' || !raw || typeof raw !== 'object' || typeof raw.provider !== 'string') return;
-        if (raw.provider === 'outlook' || raw.provider === 'zoho')
-          throw new ApiError(400, `provider ${raw.provider} is not available on this server; use gmail or imap`);
-        if (raw.provider !== 'gmail' && raw.provider !== 'imap') raw.provider = 'gmail';
-      },
+  f.route({
+    ...inboxConnect,
+
+    // The hosted API treats a provider it does not recognise as gmail; outlook and zoho need that
+    // service's own OAuth apps, so they are refused here rather than silently turned into gmail.
+    preValidation: async (req) => {
+      const raw = req.body as Record<string, unknown> | undefined;
+      if (req.cas.names !== 'real' || !raw || typeof raw !== 'object' || typeof raw.provider !== 'string') return;
+      if (raw.provider === 'outlook' || raw.provider === 'zoho')
+        throw new ApiError(400, `provider ${raw.provider} is not available on this server; use gmail or imap`);
+      if (raw.provider !== 'gmail' && raw.provider !== 'imap') raw.provider = 'gmail';
     },
-    async (req) => {
+
+    handler: async (req) => {
       const b = req.body;
       const keyId = req.cas.principal!.keyId;
       if (b.provider === 'imap') {
@@ -100,18 +150,12 @@ export const inboxRoutes: Section = async (f, { app }) => {
         : gmailConsentUrl(app, state, challenge);
       return { status: 'success', oauth_url: oauthUrl, provider: 'gmail', expires_in: 600 };
     },
-  );
+  });
 
-  f.get(
-    '/v4/inbox/callback',
-    {
-      schema: {
-        operationId: 'inboxCallback',
-        summary: "The mail provider's OAuth redirect target: redirects to the app's redirect_uri with inbox_token (or error)",
-        ...oauthCallback("the app's redirect_uri"),
-      },
-    },
-    async (req, reply) => {
+  f.route({
+    ...inboxCallback,
+
+    handler: async (req, reply) => {
       // A state is taken once: a replayed callback finds none.
       const s = await takeOAuthState(db, req.query.state ?? '');
       if (!s) throw new ApiError(400, 'unknown or expired state');
@@ -126,38 +170,21 @@ export const inboxRoutes: Section = async (f, { app }) => {
         return back({ inbox_token: await createConnection(db, 0, 'sandbox', 'sandbox@example.com', null) });
       return back(await finishGmailConsent(app, s.key_id, q.code, s.code_verifier));
     },
-  );
+  });
 
-  f.post(
-    '/v4/inbox/status',
-    {
-      schema: {
-        operationId: 'inboxStatus',
-        summary: 'Mailbox connection status',
-        headers: InboxToken,
-        response: { 200: S.InboxStatusResponse },
-      },
-      config: { meta: { feature: 'inbox_status', auth: 'v4', shape: 'inbox_status' } },
-    },
-    async (req) => {
+  f.route({
+    ...inboxStatus,
+
+    handler: async (req) => {
       const conn = await connection(req);
       return { status: 'success', connected: conn.status === 'active', provider: conn.provider, email: conn.email };
     },
-  );
+  });
 
-  f.post(
-    '/v4/inbox/cas',
-    {
-      schema: {
-        operationId: 'inboxCasList',
-        summary: 'Statement files in the mailbox',
-        headers: InboxToken,
-        body: Search,
-        response: { 200: S.InboxSearchResponse },
-      },
-      config: { meta: { feature: 'inbox_search', auth: 'v4', shape: 'email_files', request: 'inbox_search' } },
-    },
-    async (req) => {
+  f.route({
+    ...inboxCasList,
+
+    handler: async (req) => {
       const conn = await connection(req);
       if (conn.status !== 'active') throw reconnect('mailbox access was revoked; connect the mailbox again');
       const b = req.body;
@@ -169,15 +196,12 @@ export const inboxRoutes: Section = async (f, { app }) => {
       const files = await searchMailbox(app, conn, { start, end, sources }, req.cas.names);
       return { status: 'success' as const, files, count: files.length };
     },
-  );
+  });
 
-  f.post(
-    '/v4/inbox/disconnect',
-    {
-      schema: { operationId: 'inboxDisconnect', summary: 'Revoke mailbox access', headers: InboxToken, response: { 200: Revoked } },
-      config: { meta: { feature: 'inbox_disconnect', auth: 'v4' } },
-    },
-    async (req) => {
+  f.route({
+    ...inboxDisconnect,
+
+    handler: async (req) => {
       const conn = await connection(req);
       if (conn.status === 'active') {
         try {
@@ -190,5 +214,5 @@ export const inboxRoutes: Section = async (f, { app }) => {
       }
       return { status: 'success' as const, msg: `access to ${conn.email} revoked; the stored credentials are deleted` };
     },
-  );
+  });
 };
