@@ -8,7 +8,7 @@ import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { nonPublicReason, isPublicAddress, parseIPv6 } from '../src/shared/net-address.js';
-import { fetchPdf, postJson, FetchError } from '../src/server/fetch-url.js';
+import { fetchPdf, postJson, FetchError } from '../src/server/net/fetch.js';
 import { expectedJson, fixture, manifest } from './helpers.js';
 import { newKey, post, serve, type Served } from './server-helpers.js';
 

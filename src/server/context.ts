@@ -1,11 +1,12 @@
 /** What every route module receives, and the per-request state the hooks keep. */
 import type { FastifyReply } from 'fastify';
+import type { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Db } from './store/sql.js';
 import type { KeyRow } from './store/keys.js';
 import type { Feature } from './billing.js';
 import type { ParsePool } from '../core/pool.js';
-import type { FetchLimits } from './fetch-url.js';
+import type { FetchLimits } from './net/check.js';
 import type { FileStore } from './store/files.js';
 import type { Names } from '../schema/names.js';
 import type { RequestKind, Shape } from '../schema/dialect.js';
@@ -138,7 +139,7 @@ export interface RequestState {
   names: Names;
   /** Billable outcome, decided by the handler (defaults to any 2xx). */
   success?: boolean;
-  /** Id of the credits reservation (store/usage.ts), 0 or absent when nothing is held. */
+  /** Id of the credits reservation (store/credits.ts), 0 or absent when nothing is held. */
   reservation?: number;
   /** The reservation was settled (refunded or kept); settled once, whatever ends the request. */
   settled?: boolean;
@@ -188,6 +189,32 @@ export interface RouteDocExtra {
   /** Request body of the real-name paths, when it differs (JSON Schema). */
   realBody?: Record<string, unknown>;
 }
+
+/** A route's request and response schemas (zod), and its OpenAPI operationId and summary. */
+export interface RouteSchema {
+  body?: z.ZodType;
+  querystring?: z.ZodType;
+  params?: z.ZodType;
+  headers?: z.ZodType;
+  response?: Record<number, z.ZodType>;
+  operationId?: string;
+  summary?: string;
+}
+
+/**
+ * A route's declaration, as data: its section's plugin registers it with its handler
+ * (`f.route({ ...decl, handler })`), the OpenAPI writer (http/openapi-doc.ts) reads it, with no app.
+ */
+export interface RouteDecl {
+  method: 'get' | 'post' | 'delete' | 'put' | 'patch';
+  /** Fastify's form: `/v4/inbound-email/:id`. */
+  url: string;
+  schema?: RouteSchema;
+  config?: { meta?: RouteMeta; doc?: RouteDocExtra };
+}
+
+/** A route declaration, its schemas' types kept (the handler's request and reply are typed from them). */
+export const route = <const D extends RouteDecl>(d: D): D => d;
 
 /** A section of SPEC.md as a Fastify plugin: its routes, schemas declared with zod. */
 export type Section = FastifyPluginAsyncZod<{ app: App }>;

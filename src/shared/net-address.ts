@@ -7,7 +7,7 @@
  * ranges there. IPv4 in other spellings (`0x7f.1`, `2130706433`) is normalised by the WHATWG URL
  * parser before it gets here; `net.isIP` decides what is an address at all.
  *
- * Pure (no I/O); the resolver and the pinned connections live in src/server/fetch-url.ts.
+ * Pure (no I/O); the resolver and the pinned connections live in src/server/net/ (check.ts, pinned.ts).
  */
 import net from 'node:net';
 

@@ -2,9 +2,10 @@
 import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { BILLED } from '../billing.js';
-import { ApiError, type Section } from '../context.js';
+import { ApiError, type RouteDecl, type RouteSchema, type Section } from '../context.js';
 import { createAccessToken, findAccessToken, maskKey } from '../store/keys.js';
-import { balance, usageByFeature, usageLogs } from '../store/usage.js';
+import { usageByFeature, usageLogs } from '../store/usage.js';
+import { balance } from '../store/credits.js';
 import { fromMilli } from '../store/sql.js';
 
 /**
@@ -28,19 +29,60 @@ function bound(v: string | undefined, edge: 'start' | 'end'): string {
   return new Date(withZone).toISOString();
 }
 
-export const accountRoutes: Section = async (f, { app: { db } }) => {
-  // Each operation also answers on its older path name (`<operationId>Legacy` in the document).
-  const both = (paths: [string, string], id: string, add: (url: string, operationId: string) => void): void =>
-    paths.forEach((url, i) => add(url, i ? `${id}Legacy` : id));
+/**
+ * Each operation also answers on its older path name (`<operationId>Legacy` in the document): two
+ * declarations of one type (a loop registers both with one handler).
+ */
+const both = <const S extends RouteSchema, const C extends RouteDecl['config']>(
+  paths: [string, string],
+  id: string,
+  schema: S,
+  config: C,
+) => paths.map((url, i) => ({ method: 'post' as const, url, schema: { operationId: i ? `${id}Legacy` : id, ...schema }, config }));
 
-  both(['/v1/credits', '/credits'], 'checkCredits', (url, operationId) =>
-    f.post(
-      url,
-      {
-        schema: { operationId, summary: 'Remaining credits', response: { 200: S.CreditsResponse } },
-        config: { meta: { feature: 'credits', auth: 'key', shape: 'credits' } },
-      },
-      async (req) => {
+const checkCredits = both(
+  ['/v1/credits', '/credits'],
+  'checkCredits',
+  { summary: 'Remaining credits', response: { 200: S.CreditsResponse } },
+  { meta: { feature: 'credits', auth: 'key', shape: 'credits' } },
+);
+const getUsageLogs = both(
+  ['/v1/usage', '/logs'],
+  'getUsageLogs',
+  { summary: 'Usage logs', body: UsageBody, response: { 200: S.UsageResponse } },
+  { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage' } },
+);
+const getUsageSummary = both(
+  ['/v1/usage/summary', '/logs/summary'],
+  'getUsageSummary',
+  { summary: 'Usage by feature', body: UsageBody, response: { 200: S.UsageSummaryResponse } },
+  { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage_summary' } },
+);
+const generateAccessToken = both(
+  ['/v1/token', '/v1/access-token'],
+  'generateAccessToken',
+  { summary: 'Create an access token', body: TokenBody, response: { 200: S.TokenResponse } },
+  { meta: { feature: 'token', auth: 'key' } },
+);
+const verifyAccessToken = both(
+  ['/v1/token/verify', '/v1/verify-token'],
+  'verifyAccessToken',
+  {
+    summary: 'Check an access token (the one in x-api-key, or access_token in the body)',
+    body: VerifyBody,
+    response: { 200: S.TokenVerifyResponse },
+  },
+  { meta: { feature: 'token', auth: 'key', tokenSelfCheck: true, shape: 'token_verify' } },
+);
+
+/** The section's routes, in registration order (the OpenAPI document reads them). */
+export const ACCOUNT_ROUTES = [...checkCredits, ...getUsageLogs, ...getUsageSummary, ...generateAccessToken, ...verifyAccessToken];
+
+export const accountRoutes: Section = async (f, { app: { db } }) => {
+  for (const d of checkCredits)
+    f.route({
+      ...d,
+      handler: async (req) => {
         const p = req.cas.principal!;
         if (p.sandbox || !p.key)
           return {
@@ -63,17 +105,12 @@ export const accountRoutes: Section = async (f, { app: { db } }) => {
           enabled_features: BILLED,
         };
       },
-    ),
-  );
+    });
 
-  both(['/v1/usage', '/logs'], 'getUsageLogs', (url, operationId) =>
-    f.post(
-      url,
-      {
-        schema: { operationId, summary: 'Usage logs', body: UsageBody, response: { 200: S.UsageResponse } },
-        config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage' } },
-      },
-      async (req) => {
+  for (const d of getUsageLogs)
+    f.route({
+      ...d,
+      handler: async (req) => {
         const logs = await usageLogs(
           db,
           req.cas.principal!.keyId,
@@ -81,19 +118,14 @@ export const accountRoutes: Section = async (f, { app: { db } }) => {
           bound(req.body.end_time, 'end'),
           req.body.limit ?? 100,
         );
-        return { status: 'success' as const, logs, count: logs.length } as never;
+        return { status: 'success' as const, logs, count: logs.length };
       },
-    ),
-  );
+    });
 
-  both(['/v1/usage/summary', '/logs/summary'], 'getUsageSummary', (url, operationId) =>
-    f.post(
-      url,
-      {
-        schema: { operationId, summary: 'Usage by feature', body: UsageBody, response: { 200: S.UsageSummaryResponse } },
-        config: { meta: { feature: 'usage', auth: 'key', tokenDetail: true, shape: 'usage_summary' } },
-      },
-      async (req) => {
+  for (const d of getUsageSummary)
+    f.route({
+      ...d,
+      handler: async (req) => {
         const rows = await usageByFeature(
           db,
           req.cas.principal!.keyId,
@@ -108,38 +140,23 @@ export const accountRoutes: Section = async (f, { app: { db } }) => {
             total_requests: rows.reduce((s, r) => s + r.requests, 0),
             by_feature: by,
           },
-        } as never;
+        };
       },
-    ),
-  );
+    });
 
-  both(['/v1/token', '/v1/access-token'], 'generateAccessToken', (url, operationId) =>
-    f.post(
-      url,
-      {
-        schema: { operationId, summary: 'Create an access token', body: TokenBody, response: { 200: S.TokenResponse } },
-        config: { meta: { feature: 'token', auth: 'key' } },
-      },
-      async (req) => {
+  for (const d of generateAccessToken)
+    f.route({
+      ...d,
+      handler: async (req) => {
         const { token, expiresIn } = await createAccessToken(db, req.cas.principal!.keyId, req.body.expiry_minutes ?? 60);
         return { status: 'success' as const, access_token: token, token_type: 'api_key' as const, expires_in: expiresIn };
       },
-    ),
-  );
+    });
 
-  both(['/v1/token/verify', '/v1/verify-token'], 'verifyAccessToken', (url, operationId) =>
-    f.post(
-      url,
-      {
-        schema: {
-          operationId,
-          summary: 'Check an access token (the one in x-api-key, or access_token in the body)',
-          body: VerifyBody,
-          response: { 200: S.TokenVerifyResponse },
-        },
-        config: { meta: { feature: 'token', auth: 'key', tokenSelfCheck: true, shape: 'token_verify' } },
-      },
-      async (req) => {
+  for (const d of verifyAccessToken)
+    f.route({
+      ...d,
+      handler: async (req) => {
         // Two forms: the hosted API's bodiless call with the token itself in x-api-key, and the API key
         // in x-api-key with the token to check in the body.
         const self = req.cas.selfToken;
@@ -152,6 +169,5 @@ export const accountRoutes: Section = async (f, { app: { db } }) => {
         if (found.expired) return { status: 'success' as const, valid: false, masked_api_key: masked, error: 'token expired' };
         return { status: 'success' as const, valid: true, masked_api_key: masked, error: null };
       },
-    ),
-  );
+    });
 };

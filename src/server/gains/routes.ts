@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { computeGains, normaliseFy, parseFmvFile, parseSchemeTypes, type GainsOptions } from '../../gains/index.js';
 import * as S from '../../schema/index.js';
-import { ApiError, type Section } from '../context.js';
+import { ApiError, route, type Section } from '../context.js';
 import { sample } from '../sandbox.js';
 import { ParseBody, parseInput, readInput } from '../parse/routes.js';
 
@@ -39,20 +39,27 @@ function options(body: z.output<typeof GainsBody>, fy: string | undefined): Gain
   return out;
 }
 
-export const gainsRoutes: Section = async (f, { app }) => {
-  f.post(
-    '/v4/smart/gains',
-    {
-      schema: {
-        operationId: 'smartGains',
-        summary: 'Realised capital gains of a detailed registrar statement (FIFO, Indian tax rules by date); billed like smart parse',
-        querystring: z.object({ fy: Fy.optional() }),
-        body: GainsBody,
-        response: { 200: S.GainsReport },
-      },
-      config: { meta: { feature: 'parse', auth: 'v4' }, doc: { fileFields: ['file', 'pdf_file'] } },
+/** The section's routes, in registration order (the OpenAPI document reads them). */
+export const GAINS_ROUTES = [
+  route({
+    method: 'post',
+    url: '/v4/smart/gains',
+    schema: {
+      operationId: 'smartGains',
+      summary: 'Realised capital gains of a detailed registrar statement (FIFO, Indian tax rules by date); billed like smart parse',
+      querystring: z.object({ fy: Fy.optional() }),
+      body: GainsBody,
+      response: { 200: S.GainsReport },
     },
-    async (req) => {
+    config: { meta: { feature: 'parse', auth: 'v4' }, doc: { fileFields: ['file', 'pdf_file'] } },
+  }),
+] as const;
+const [smartGains] = GAINS_ROUTES;
+
+export const gainsRoutes: Section = async (f, { app }) => {
+  f.route({
+    ...smartGains,
+    handler: async (req) => {
       const multipart = req.isMultipart();
       const opts = options(multipart ? {} : req.body, (multipart ? undefined : req.body.fy) ?? req.query.fy);
       const input = await readInput(req, ['file', 'pdf_file'], app.config.maxUploadBytes);
@@ -62,5 +69,5 @@ export const gainsRoutes: Section = async (f, { app }) => {
         throw new ApiError(400, 'gains need a statement with mutual fund transactions, not a contract note');
       return computeGains([data], opts);
     },
-  );
+  });
 };

@@ -15,17 +15,9 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { fail, type App, type Principal, type RouteMeta } from '../context.js';
 import { findAccessToken, findKey } from '../store/keys.js';
-import {
-  failedParsesWait,
-  keepCharge,
-  logUsage,
-  rateAllow,
-  recordFailedParse,
-  release,
-  remaining,
-  reserve,
-  retake,
-} from '../store/usage.js';
+import { keepCharge, release, remaining, reserve, retake } from '../store/credits.js';
+import { failedParsesWait, rateAllow, recordFailedParse } from '../store/rate.js';
+import { logUsage } from '../store/usage.js';
 import { PRICES } from '../billing.js';
 import { fromMilli, toMilli, type Queries } from '../store/sql.js';
 

@@ -1,6 +1,6 @@
 /**
- * The OpenAPI 3.1 document (src/server/openapi.ts prints it without a server), generated from the routes the server registers (collected by an
- * `onRoute` hook in app.ts): each route's request schemas (body, query, path, headers) and response
+ * The OpenAPI 3.1 document (src/server/openapi.ts prints it without a server), generated from the
+ * route declarations the server registers (each section's `*_ROUTES`, http/sections.ts): each route's request schemas (body, query, path, headers) and response
  * schemas as declared on it in zod. Every operation is listed under SPEC.md's path and, where the
  * hosted service names it differently, under its real-name path too (names.ts), with the real-name
  * response schema (`<Name>Real`, dialect.ts), so a client generator pointed here produces an SDK
@@ -10,25 +10,10 @@ import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { realJsonSchema, type Shape } from '../../schema/dialect.js';
 import { realPaths, type Names } from '../../schema/names.js';
-import type { RouteDocExtra, RouteMeta } from '../context.js';
+import type { RouteDecl } from '../context.js';
 
-/** One registered route, as the document needs it. */
-export interface RouteDoc {
-  method: 'get' | 'post' | 'delete' | 'put' | 'patch';
-  /** Fastify's form: `/v4/inbound-email/:id`. */
-  url: string;
-  schema?: {
-    body?: z.ZodType;
-    querystring?: z.ZodType;
-    params?: z.ZodType;
-    headers?: z.ZodType;
-    response?: Record<number, z.ZodType>;
-    operationId?: string;
-    summary?: string;
-  };
-  meta?: RouteMeta;
-  doc?: RouteDocExtra;
-}
+/** One route, as the document needs it: its declaration (context.ts). */
+export type RouteDoc = RouteDecl;
 
 type Obj = Record<string, unknown>;
 
@@ -84,20 +69,20 @@ export function buildDocument(routes: readonly RouteDoc[], names: Names): Obj {
 
   const operation = (r: RouteDoc, real: boolean, id: string): Obj => {
     const s = r.schema ?? {};
-    const shape: Shape | undefined = r.meta?.shape === 'parse' ? 'statement' : r.meta?.shape;
-    const secured = Boolean(r.meta && r.meta.auth !== 'none');
+    const shape: Shape | undefined = r.config?.meta?.shape === 'parse' ? 'statement' : r.config?.meta?.shape;
+    const secured = Boolean(r.config?.meta && r.config.meta.auth !== 'none');
     const base = `${(s.operationId ?? id)[0].toUpperCase()}${(s.operationId ?? id).slice(1)}`;
     const params = [...parameters(s.params, 'path'), ...parameters(s.querystring, 'query'), ...parameters(s.headers, 'header')];
     const content: Obj = {};
-    if (s.body) content['application/json'] = { schema: (real && r.doc?.realBody) || jsonOf(s.body, 'input') };
-    if (s.body && r.doc?.fileFields) {
+    if (s.body) content['application/json'] = { schema: (real && r.config?.doc?.realBody) || jsonOf(s.body, 'input') };
+    if (s.body && r.config?.doc?.fileFields) {
       // The same fields as a form, the PDF as a file in any of the file fields.
       const { properties = {} } = jsonOf(s.body, 'input') as { properties?: Obj };
       const { pdf_file: _b64, ...fields } = properties;
       content['multipart/form-data'] = {
         schema: {
           type: 'object',
-          properties: { ...Object.fromEntries(r.doc.fileFields.map((f) => [f, { type: 'string', format: 'binary' }])), ...fields },
+          properties: { ...Object.fromEntries(r.config.doc.fileFields.map((f) => [f, { type: 'string', format: 'binary' }])), ...fields },
         },
       };
     }
@@ -133,7 +118,7 @@ export function buildDocument(routes: readonly RouteDoc[], names: Names): Obj {
     const reals = realPaths(p);
     (paths[p] ??= {})[r.method] = operation(r, reals.length === 0 && names === 'real', id);
     reals.forEach((rp, i) => {
-      (paths[rp] ??= {})[r.method] = operation(r, true, r.doc?.realIds?.[i] ?? `${id}Real${i ? i + 1 : ''}`);
+      (paths[rp] ??= {})[r.method] = operation(r, true, r.config?.doc?.realIds?.[i] ?? `${id}Real${i ? i + 1 : ''}`);
     });
   }
   return {

@@ -10,7 +10,7 @@
  */
 import { signWebhook } from '../../shared/webhook-signature.js';
 import type { App } from '../context.js';
-import { postJson } from '../fetch-url.js';
+import { postJson } from '../net/fetch.js';
 import { inboundById } from '../store/inbound.js';
 import { claimDelivery, completeDelivery, releaseAll, type Delivery } from '../store/outbox.js';
 import { webhookSecret } from '../store/secrets.js';

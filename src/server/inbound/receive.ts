@@ -53,7 +53,7 @@ async function authentication(app: App, raw: Buffer, session: SMTPServerSession)
       helo: session.hostNameAppearsAs,
       sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
       mta: 'cas',
-      resolver: resolver as never,
+      resolver,
     });
     return {
       tls: Boolean(session.secure),

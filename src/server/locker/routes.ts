@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import * as S from '../../schema/index.js';
-import { ApiError, type Section } from '../context.js';
+import { ApiError, route, type Section } from '../context.js';
 import { baseUrl } from '../store/files.js';
 import { notConfigured } from '../retrieval/providers.js';
 import { documentOf, drivingLicenceRecord, identityOf, nationalIdRecord, oauthCallback, panRecord, pkce } from './service.js';
@@ -40,26 +40,58 @@ const REAL_SESSION_BODY = {
   },
 };
 
+const startLockerSession = route({
+  method: 'post',
+  url: '/v1/kyc/locker/session',
+  schema: {
+    operationId: 'startLockerSession',
+    summary: 'Start a document-locker consent session',
+    body: SessionBody,
+    response: { 200: S.LockerSessionResponse },
+  },
+  config: {
+    meta: { feature: 'locker', auth: 'key', request: 'locker_session' },
+    doc: { realIds: ['startDigilockerSession'], realBody: REAL_SESSION_BODY },
+  },
+});
+
+const lockerCallback = route({
+  method: 'get',
+  url: '/v1/kyc/locker/callback',
+  schema: {
+    operationId: 'lockerCallback',
+    summary: "The locker's OAuth redirect target: records the consent and redirects to the session's redirect_url",
+    ...oauthCallback('the redirect_url of the session'),
+  },
+});
+
+const lockerResult = route({
+  method: 'post',
+  url: '/v1/kyc/locker/result/:session_id',
+  schema: {
+    operationId: 'lockerResult',
+    summary: 'Identity, documents and records of a locker session',
+    params: z.object({ session_id: z.string() }),
+    response: { 200: S.LockerResultResponse },
+  },
+  config: {
+    meta: { feature: 'locker', auth: 'key', shape: 'locker_result', request: 'locker_result' },
+    doc: { realIds: ['digilockerResult'] },
+  },
+});
+
+/** The section's routes, in registration order (the OpenAPI document reads them). */
+export const LOCKER_ROUTES = [startLockerSession, lockerCallback, lockerResult] as const;
+
 export const lockerRoutes: Section = async (f, { app }) => {
   const { db, config } = app;
   const locker = config.locker;
   const callbackUrl = (): string => `${baseUrl(app)}/v1/kyc/locker/callback`;
 
-  f.post(
-    '/v1/kyc/locker/session',
-    {
-      schema: {
-        operationId: 'startLockerSession',
-        summary: 'Start a document-locker consent session',
-        body: SessionBody,
-        response: { 200: S.LockerSessionResponse },
-      },
-      config: {
-        meta: { feature: 'locker', auth: 'key', request: 'locker_session' },
-        doc: { realIds: ['startDigilockerSession'], realBody: REAL_SESSION_BODY },
-      },
-    },
-    async (req) => {
+  f.route({
+    ...startLockerSession,
+
+    handler: async (req) => {
       const sandbox = Boolean(req.cas.principal?.sandbox);
       if (!sandbox && !locker.url) throw notConfigured('locker');
       const id = `lk_${randomBytes(12).toString('hex')}`;
@@ -88,18 +120,12 @@ export const lockerRoutes: Section = async (f, { app }) => {
         : `${locker.url!.replace(/\/+$/, '')}/oauth2/1/authorize?${params}`;
       return { status: 'success' as const, session_id: id, authorization_url: authorize, expires_in: 600 };
     },
-  );
+  });
 
-  f.get(
-    '/v1/kyc/locker/callback',
-    {
-      schema: {
-        operationId: 'lockerCallback',
-        summary: "The locker's OAuth redirect target: records the consent and redirects to the session's redirect_url",
-        ...oauthCallback('the redirect_url of the session'),
-      },
-    },
-    async (req, reply) => {
+  f.route({
+    ...lockerCallback,
+
+    handler: async (req, reply) => {
       const q = req.query;
       const s = q.state ? await lockerSessionByState(db, q.state) : undefined;
       if (!s) throw new ApiError(400, 'unknown or missing state');
@@ -149,23 +175,12 @@ export const lockerRoutes: Section = async (f, { app }) => {
         return back('error', { error: 'the locker could not be reached' });
       }
     },
-  );
+  });
 
-  f.post(
-    '/v1/kyc/locker/result/:session_id',
-    {
-      schema: {
-        operationId: 'lockerResult',
-        summary: 'Identity, documents and records of a locker session',
-        params: z.object({ session_id: z.string() }),
-        response: { 200: S.LockerResultResponse },
-      },
-      config: {
-        meta: { feature: 'locker', auth: 'key', shape: 'locker_result', request: 'locker_result' },
-        doc: { realIds: ['digilockerResult'] },
-      },
-    },
-    async (req) => {
+  f.route({
+    ...lockerResult,
+
+    handler: async (req) => {
       const { session_id } = req.params;
       const s = await ownLockerSession(db, session_id, req.cas.principal!.keyId);
       if (!s) throw new ApiError(404, 'no such locker session');
@@ -192,7 +207,7 @@ export const lockerRoutes: Section = async (f, { app }) => {
           consent,
           documents: [],
           records: { pan: null, national_id: null, driving_licence: null },
-        } as never;
+        };
       }
       const base = locker.url!.replace(/\/+$/, '');
       const get = async (p: string): Promise<Response> => {
@@ -225,11 +240,11 @@ export const lockerRoutes: Section = async (f, { app }) => {
           consent,
           documents,
           records: { pan, national_id: nid, driving_licence: dl },
-        } as never;
+        };
       } catch (err) {
         const e = err as Error & { http?: number };
         throw new ApiError(e.http ?? 502, e.http ? e.message : 'the locker could not be reached');
       }
     },
-  );
+  });
 };

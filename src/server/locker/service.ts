@@ -41,7 +41,7 @@ export function signatureOf(xml: string): Sig {
   const sigNode = doc.getElementsByTagNameNS(DSIG, 'Signature')[0];
   if (!sigNode) return { signature_present: false, certificate: null, tampered: null };
   const keyInfo = sigNode.getElementsByTagNameNS(DSIG, 'KeyInfo')[0] ?? null;
-  const pem = SignedXml.getCertFromKeyInfo(keyInfo as never);
+  const pem = SignedXml.getCertFromKeyInfo(keyInfo);
   let certificate: Sig['certificate'] = null;
   let tampered: boolean | null = null;
   if (pem) {
@@ -55,7 +55,7 @@ export function signatureOf(xml: string): Sig {
         valid_until: new Date(c.validTo).toISOString(),
       };
       const v = new SignedXml({ publicCert: pem, getCertFromKeyInfo: () => null });
-      v.loadSignature(sigNode as never);
+      v.loadSignature(sigNode);
       tampered = !v.checkSignature(xml);
     } catch {
       tampered = true;

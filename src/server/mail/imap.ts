@@ -64,7 +64,7 @@ export class ImapConnector implements MailConnector {
           before,
           ...(terms.length === 1 ? { from: terms[0] } : { or: terms.map((t) => ({ from: t })) }),
         };
-        const uids = (await client.search(criteria as never, { uid: true })) || [];
+        const uids = (await client.search(criteria, { uid: true })) || [];
         if (!uids.length) return out;
         // Collect first: imapflow cannot run another command while a FETCH is being iterated.
         const wanted: {

@@ -7,8 +7,8 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import * as S from '../../schema/index.js';
 import { BROKERS, FORMATS, resolveBroker, type BrokerId, type FormatId } from '../../formats/index.js';
-import { ApiError, type App, type Section } from '../context.js';
-import { fetchPdf, FetchError } from '../fetch-url.js';
+import { ApiError, type App, route, type Section } from '../context.js';
+import { fetchPdf, FetchError } from '../net/fetch.js';
 import { sample } from '../sandbox.js';
 import { realPaths } from '../../schema/names.js';
 
@@ -63,13 +63,16 @@ export async function readInput(req: FastifyRequest, fileFields: readonly string
 }
 
 /** Fetch (when given by URL) and parse the PDF on the pool; a failure is the client's 400 or our 500. */
+/** What a parse answers: a statement, or a contract note. */
+export type Parsed = S.ParsedStatement | S.ContractNote;
+
 export async function parseInput(
   { pool, config }: App,
   input: ParseInput,
   type?: FormatId,
   broker?: BrokerId,
   req?: FastifyRequest,
-): Promise<unknown> {
+): Promise<Parsed> {
   let bytes = input.bytes;
   if (!bytes) {
     try {
@@ -85,7 +88,8 @@ export async function parseInput(
     if (req) req.cas.parseFailed = true;
     throw new ApiError(out.httpStatus, out.apiMessage);
   }
-  return out.data;
+  // The core hands its document across the worker boundary untyped; it is one of these two.
+  return out.data as Parsed;
 }
 
 /** The hosted API's operationId of a real-name parse path: `/v4/cams_kfintech/parse` -> `camsKfintechParse`. */
@@ -107,28 +111,38 @@ const ENDPOINTS = [
   ...FORMATS.map((f) => ({ ...f.endpoint, summary: `Parse a ${f.label}`, type: f.id, contract: f.schema === 'contract-note' })),
 ] as const;
 
-export const parseRoutes: Section = async (f, { app }) => {
-  for (const e of ENDPOINTS) {
-    f.post(
-      e.path,
-      {
-        schema: {
-          operationId: e.operationId,
-          summary: e.summary,
-          body: ParseBody,
-          response: { 200: e.contract ? S.ContractNote : S.ParsedStatement },
-        },
-        config: {
-          meta: {
-            feature: e.feature,
-            auth: 'v4',
-            shape: e.type === undefined ? 'parse' : e.contract ? 'contract_note' : 'statement',
-            request: 'contract_note',
-          },
-          doc: { fileFields: e.fileFields, realIds: realPaths(e.path).map(realId) },
-        },
+/** One declaration per parse endpoint, with the endpoint it serves. */
+const PARSE = ENDPOINTS.map((e) => ({
+  e,
+  decl: route({
+    method: 'post',
+    url: e.path,
+    schema: {
+      operationId: e.operationId,
+      summary: e.summary,
+      body: ParseBody,
+      response: { 200: e.contract ? S.ContractNote : S.ParsedStatement },
+    },
+    config: {
+      meta: {
+        feature: e.feature,
+        auth: 'v4',
+        shape: e.type === undefined ? 'parse' : e.contract ? 'contract_note' : 'statement',
+        request: 'contract_note',
       },
-      async (req) => {
+      doc: { fileFields: e.fileFields, realIds: realPaths(e.path).map(realId) },
+    },
+  }),
+}));
+
+/** The section's routes, in registration order (the OpenAPI document reads them). */
+export const PARSE_ROUTES = PARSE.map((p) => p.decl);
+
+export const parseRoutes: Section = async (f, { app }) => {
+  for (const { e, decl } of PARSE) {
+    f.route({
+      ...decl,
+      handler: async (req) => {
         const input = await readInput(req, e.fileFields, app.config.maxUploadBytes);
         let broker: BrokerId | undefined;
         if (input.broker) {
@@ -139,11 +153,11 @@ export const parseRoutes: Section = async (f, { app }) => {
               `broker_type must be one of ${BROKERS.map((b) => (req.cas.names === 'real' ? b.realValue : b.id)).join(', ')}`,
             );
         }
-        if (req.cas.principal?.sandbox) return sample(e.sample) as never;
+        if (req.cas.principal?.sandbox) return sample(e.sample) as Parsed;
         if (e.passwordRequired && !input.password)
           throw new ApiError(400, `password is required for ${e.type === 'contract_note' ? 'contract notes' : 'this statement'}`);
-        return (await parseInput(app, input, e.type, broker, req)) as never;
+        return await parseInput(app, input, e.type, broker, req);
       },
-    );
+    });
   }
 };

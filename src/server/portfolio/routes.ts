@@ -11,9 +11,9 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { computePortfolio, MixedInvestorsError, type StatementInput } from '../../portfolio/index.js';
 import * as S from '../../schema/index.js';
-import { ApiError, type App, type Section } from '../context.js';
+import { ApiError, type App, route, type Section } from '../context.js';
 import { sample } from '../sandbox.js';
-import { release, remaining, reserve } from '../store/usage.js';
+import { release, remaining, reserve } from '../store/credits.js';
 import { parseInput, ParseBody } from '../parse/routes.js';
 
 /** Files in one request at most. */
@@ -101,20 +101,26 @@ async function hold(app: App, req: FastifyRequest, credits: number): Promise<boo
   return true;
 }
 
+const smartPortfolio = route({
+  method: 'post',
+  url: '/v4/smart/portfolio',
+  schema: {
+    operationId: 'smartPortfolio',
+    summary: `One portfolio from several statements (at most ${MAX_PORTFOLIO_FILES}): holdings merged and de-duplicated, gaps, XIRR; billed per parsed file like smart parse`,
+    body: PortfolioBody,
+    response: { 200: S.Portfolio },
+  },
+  config: { meta: { feature: 'parse', auth: 'v4' }, doc: { fileFields: FILE_FIELDS } },
+});
+
+/** The section's routes, in registration order (the OpenAPI document reads them). */
+export const PORTFOLIO_ROUTES = [smartPortfolio] as const;
+
 export const portfolioRoutes: Section = async (f, { app }) => {
-  f.post(
-    '/v4/smart/portfolio',
-    {
-      bodyLimit: Math.ceil(app.config.maxUploadBytes * 1.4) * MAX_PORTFOLIO_FILES + 65_536,
-      schema: {
-        operationId: 'smartPortfolio',
-        summary: `One portfolio from several statements (at most ${MAX_PORTFOLIO_FILES}): holdings merged and de-duplicated, gaps, XIRR; billed per parsed file like smart parse`,
-        body: PortfolioBody,
-        response: { 200: S.Portfolio },
-      },
-      config: { meta: { feature: 'parse', auth: 'v4' }, doc: { fileFields: FILE_FIELDS } },
-    },
-    async (req) => {
+  f.route({
+    ...smartPortfolio,
+    bodyLimit: Math.ceil(app.config.maxUploadBytes * 1.4) * MAX_PORTFOLIO_FILES + 65_536,
+    handler: async (req) => {
       const { files, allowMixed } = await readFiles(req, app.config.maxUploadBytes);
       const named = (f: FileInput, i: number): string => f.name ?? `files[${i}]`;
       if (req.cas.principal?.sandbox)
@@ -166,5 +172,5 @@ export const portfolioRoutes: Section = async (f, { app }) => {
         );
       return portfolio;
     },
-  );
+  });
 };

@@ -10,7 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { registrarBPasswordProblem } from '../../schema/retrieval.js';
 import * as S from '../../schema/index.js';
-import { ApiError, type DepositoryFetchProvider, type MailbackProvider, type Section } from '../context.js';
+import { ApiError, type DepositoryFetchProvider, type MailbackProvider, route, type Section } from '../context.js';
 import { baseUrl } from '../store/files.js';
 import { notConfigured, SandboxFetchProvider, SandboxMailbackProvider, UpstreamError } from './providers.js';
 import { sandboxManifest } from '../sandbox.js';
@@ -63,6 +63,46 @@ async function upstream<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+const depositoryAFetchRequestOtp = route({
+  method: 'post',
+  url: '/v4/depository_a/fetch',
+  schema: {
+    operationId: 'depositoryAFetchRequestOtp',
+    summary: 'OTP fetch, step 1: send the OTP',
+    body: FetchBody,
+    response: { 200: S.FetchResponse },
+  },
+  config: { meta: { feature: 'fetch_session', auth: 'v4' }, doc: { realIds: ['cdslFetchRequestOTP'] } },
+});
+
+const depositoryAFetchVerifyOtp = route({
+  method: 'post',
+  url: '/v4/depository_a/fetch/:session_id/verify',
+  schema: {
+    operationId: 'depositoryAFetchVerifyOtp',
+    summary: 'OTP fetch, step 2: verify and list the statements',
+    params: z.object({ session_id: z.string() }),
+    body: VerifyBody,
+    response: { 200: S.FetchVerifyResponse },
+  },
+  config: { meta: { feature: 'fetch', auth: 'v4' }, doc: { realIds: ['cdslFetchVerifyOTP'] } },
+});
+
+const registrarBGenerate = route({
+  method: 'post',
+  url: '/v4/registrar_b/generate',
+  schema: {
+    operationId: 'registrarBGenerate',
+    summary: 'Mailback request to registrar_b',
+    body: MailbackBody,
+    response: { 200: S.MailbackResponse },
+  },
+  config: { meta: { feature: 'mailback', auth: 'v4' }, doc: { realIds: ['kfintechGenerateCas', 'generateCas'] } },
+});
+
+/** The section's routes, in registration order (the OpenAPI document reads them). */
+export const RETRIEVAL_ROUTES = [depositoryAFetchRequestOtp, depositoryAFetchVerifyOtp, registrarBGenerate] as const;
+
 export const retrievalRoutes: Section = async (f, { app }) => {
   const { db, config } = app;
   const sandboxFetch = new SandboxFetchProvider();
@@ -72,18 +112,10 @@ export const retrievalRoutes: Section = async (f, { app }) => {
   const mailProvider = (req: FastifyRequest): MailbackProvider | null =>
     req.cas.principal?.sandbox ? sandboxMail : app.providers.mailback;
 
-  f.post(
-    '/v4/depository_a/fetch',
-    {
-      schema: {
-        operationId: 'depositoryAFetchRequestOtp',
-        summary: 'OTP fetch, step 1: send the OTP',
-        body: FetchBody,
-        response: { 200: S.FetchResponse },
-      },
-      config: { meta: { feature: 'fetch_session', auth: 'v4' }, doc: { realIds: ['cdslFetchRequestOTP'] } },
-    },
-    async (req) => {
+  f.route({
+    ...depositoryAFetchRequestOtp,
+
+    handler: async (req) => {
       const provider = fetchProvider(req);
       if (!provider) throw notConfigured('fetch');
       const { ref } = await upstream(() => provider.start(req.body));
@@ -96,21 +128,12 @@ export const retrievalRoutes: Section = async (f, { app }) => {
       });
       return { status: 'success' as const, session_id: id, msg: 'OTP sent to the mobile number registered with depository_a' };
     },
-  );
+  });
 
-  f.post(
-    '/v4/depository_a/fetch/:session_id/verify',
-    {
-      schema: {
-        operationId: 'depositoryAFetchVerifyOtp',
-        summary: 'OTP fetch, step 2: verify and list the statements',
-        params: z.object({ session_id: z.string() }),
-        body: VerifyBody,
-        response: { 200: S.FetchVerifyResponse },
-      },
-      config: { meta: { feature: 'fetch', auth: 'v4' }, doc: { realIds: ['cdslFetchVerifyOTP'] } },
-    },
-    async (req) => {
+  f.route({
+    ...depositoryAFetchVerifyOtp,
+
+    handler: async (req) => {
       const s = await ownFetchSession(db, req.params.session_id, req.cas.principal!.keyId);
       if (!s) throw new ApiError(404, 'no such fetch session');
       if (s.state === 'otp_sent' && Date.parse(s.expires_at) <= Date.now()) {
@@ -160,22 +183,14 @@ export const retrievalRoutes: Section = async (f, { app }) => {
             ? `${files.length} sample statement${files.length === 1 ? '' : 's'} of the sandbox investor ready (password: ${sandboxManifest().password}, that investor's PAN)`
             : `${files.length} statement${files.length === 1 ? '' : 's'} ready (password: the PAN in capitals)`,
         files,
-      } as never;
+      };
     },
-  );
+  });
 
-  f.post(
-    '/v4/registrar_b/generate',
-    {
-      schema: {
-        operationId: 'registrarBGenerate',
-        summary: 'Mailback request to registrar_b',
-        body: MailbackBody,
-        response: { 200: S.MailbackResponse },
-      },
-      config: { meta: { feature: 'mailback', auth: 'v4' }, doc: { realIds: ['kfintechGenerateCas', 'generateCas'] } },
-    },
-    async (req) => {
+  f.route({
+    ...registrarBGenerate,
+
+    handler: async (req) => {
       const provider = mailProvider(req);
       if (!provider) throw notConfigured('mailback');
       await upstream(() => provider.request(req.body));
@@ -185,5 +200,5 @@ export const retrievalRoutes: Section = async (f, { app }) => {
         msg: `registrar_b will email a password-protected statement for ${req.body.from_date} to ${req.body.to_date} to ${user.slice(0, 1)}***@${domain}; open it with the password chosen for this request`,
       };
     },
-  );
+  });
 };

@@ -8,7 +8,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Db } from './sql.js';
-import { refundOrphans } from './usage.js';
+import { refundOrphans } from './credits.js';
 
 export const newInstanceId = (): string => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 
