@@ -143,6 +143,8 @@ export interface RequestState {
   reservation?: number;
   /** The reservation was settled (refunded or kept); settled once, whatever ends the request. */
   settled?: boolean;
+  /** An answer has begun (its serialization and onSend hooks run); the body deadline must not begin another. */
+  answering?: boolean;
   /** Its credit was given back by another instance while it ran, and the key could not pay again: answered 402. */
   unpaid?: boolean;
   /** The PDF was read and failed to parse (counted against CAS_MAX_FAILED_PARSES when refunded). */

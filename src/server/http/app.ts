@@ -3,7 +3,7 @@
  * authentication and billing, one route plugin per SPEC.md section whose routes declare their
  * request and response schemas (zod), one error handler, and no stack trace ever leaves.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { z } from 'zod';
 import { zodMessage } from '../../schema/zod-message.js';
@@ -64,6 +64,14 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
       ? { value: r.data }
       : { error: new ApiError(400, zodMessage(r.error, httpPart === 'querystring' ? 'query' : (httpPart ?? 'body'))) };
   });
+  // The first hooks of every answer: from here on the request is being answered, whatever sent it
+  // (the body deadline must not begin a second answer while this one's hooks still run).
+  const answering = (req: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void): void => {
+    if (req.cas) req.cas.answering = true;
+    done(null, payload);
+  };
+  f.addHook('preSerialization', answering);
+  f.addHook('onSend', answering);
   // Response schemas document the answer (OpenAPI); the body is written as the handler built it,
   // after the real-name dialect (preSerialization) and with the documented extensions it carries.
   f.setSerializerCompiler(() => (data) => JSON.stringify(data));

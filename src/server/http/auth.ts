@@ -19,38 +19,25 @@ import { keepCharge, release, remaining, reserve, retake } from '../store/credit
 import { failedParsesWait, rateAllow, recordFailedParse } from '../store/rate.js';
 import { logUsage } from '../store/usage.js';
 import { PRICES } from '../billing.js';
+import { UploadGate } from './uploads.js';
 import { fromMilli, toMilli, type Queries } from '../store/sql.js';
 
-/** Uploads in flight, per server and per key (the public sandbox key has a smaller cap of its own). */
-class UploadGate {
-  private total = 0;
-  private perKey = new Map<string, number>();
-  constructor(
-    private readonly max: number,
-    private readonly maxPerKey: number,
-    private readonly maxSandbox: number,
-  ) {}
-  capOf(who: string): number {
-    return who === 'sandbox' ? this.maxSandbox : this.maxPerKey;
-  }
-  /** Take a place, or say which cap refuses it. */
-  enter(who: string): 'key' | 'server' | null {
-    const mine = this.perKey.get(who) ?? 0;
-    if (mine >= this.capOf(who)) return 'key';
-    if (this.total >= this.max) return 'server';
-    this.total++;
-    this.perKey.set(who, mine + 1);
-    return null;
-  }
-  leave(who: string): void {
-    this.total--;
-    const mine = (this.perKey.get(who) ?? 1) - 1;
-    if (mine > 0) this.perKey.set(who, mine);
-    else this.perKey.delete(who);
-  }
-}
-
 const metaOf = (req: FastifyRequest): RouteMeta | undefined => req.routeOptions?.config?.meta;
+
+/** Give a reservation back once the store answers again (tries for about two minutes, then says so). */
+function releaseLater(db: Queries, reservation: number, attempt = 0): void {
+  setTimeout(
+    () =>
+      release(db, reservation, true).catch((err: Error) => {
+        if (attempt < 12) releaseLater(db, reservation, attempt + 1);
+        else
+          process.stderr.write(
+            `cas serve: reservation ${reservation} could not be given back (${err.message}); it is given back at the next start\n`,
+          );
+      }),
+    Math.min(1000 * 2 ** attempt, 15_000),
+  ).unref();
+}
 
 export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync {
   const uploads = new UploadGate(config.maxUploads, config.maxUploadsPerKey, config.sandboxMaxUploads);
@@ -154,6 +141,14 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
       const price = meta && PRICES[meta.feature];
       if (!price || !principal || principal.sandbox || !principal.key) return;
       const reservation = await reserve(db, principal.key, price.credits, instanceId);
+      // While the credit was being reserved (a busy store), the request was answered (the body
+      // deadline's 408) or its client went away: nothing it pays for can reach it, so the credit
+      // goes back at once and the route's handler does not run.
+      if (reservation !== null && (req.cas.settled || req.cas.answering || req.raw.socket?.destroyed === true)) {
+        await release(db, reservation, true);
+        if (!reply.sent) reply.hijack();
+        return reply;
+      }
       if (reservation === null)
         return fail(
           reply,
@@ -191,30 +186,41 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
       let rem: number | null;
       const reservation = s.reservation;
       const refunding = Boolean(reservation && !s.settled && s.charged && !ok && !s.always);
-      if (reservation && !s.settled && !refunding)
-        // The charge kept, its usage row and the balance for the header are one transaction whose
-        // COMMIT is sent as the answer is written (nothing awaited between them): a crash before it
-        // leaves the reservation, which is refunded; a COMMIT that fails later refunds it now.
-        // (Keeping a charge does not change the balance: it was taken when reserved.)
-        rem = await keepCharge(
-          db,
-          async (q) => {
-            await settle(q, req, ok);
-            await logUsage(q, { ...entry, status: s.unpaid ? 402 : entry.status, credits: s.charged });
-            return balance(q);
-          },
-          (err) => {
-            process.stderr.write(`cas serve: the charge of ${s.id} was not recorded (${err.message}); refunded\n`);
-            release(db, reservation, true).catch(() => undefined);
-          },
-        );
-      else {
-        // A refund is committed before the failed answer leaves: its X-Credits-Remaining and a
-        // /v1/credits read the moment the client has the answer both show the credit back.
-        await settle(db, req, ok);
-        await logUsage(db, { ...entry, credits: s.charged });
-        rem = await balance(db);
-        if (refunding && s.parseFailed && config.maxFailedParses) await recordFailedParse(db, s.principal.keyId);
+      // The store out of reach while the answer is being recorded (a PostgreSQL pool busy past its
+      // connect timeout): the answer goes out as it is, never as an error of the framework's; a
+      // credit still held is given back in the background (retried until the store answers).
+      try {
+        if (reservation && !s.settled && !refunding)
+          // The charge kept, its usage row and the balance for the header are one transaction whose
+          // COMMIT is sent as the answer is written (nothing awaited between them): a crash before it
+          // leaves the reservation, which is refunded; a COMMIT that fails later refunds it now.
+          // (Keeping a charge does not change the balance: it was taken when reserved.)
+          rem = await keepCharge(
+            db,
+            async (q) => {
+              await settle(q, req, ok);
+              await logUsage(q, { ...entry, status: s.unpaid ? 402 : entry.status, credits: s.charged });
+              return balance(q);
+            },
+            (err) => {
+              process.stderr.write(`cas serve: the charge of ${s.id} was not recorded (${err.message}); refunded\n`);
+              release(db, reservation, true).catch(() => undefined);
+            },
+          );
+        else {
+          // A refund is committed before the failed answer leaves: its X-Credits-Remaining and a
+          // /v1/credits read the moment the client has the answer both show the credit back.
+          await settle(db, req, ok);
+          await logUsage(db, { ...entry, credits: s.charged });
+          rem = await balance(db);
+          if (refunding && s.parseFailed && config.maxFailedParses) await recordFailedParse(db, s.principal.keyId);
+        }
+      } catch (err) {
+        // As when a kept charge's COMMIT fails: a charge that cannot be recorded is given back.
+        process.stderr.write(`cas serve: the answer to ${s.id} was not recorded (${(err as Error).message}); its credit is given back\n`);
+        if (reservation) releaseLater(db, reservation);
+        if (billed) reply.header('X-Credits-Used', '0');
+        return payload;
       }
       if (billed) {
         reply.header('X-Credits-Used', String(s.charged));

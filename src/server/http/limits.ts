@@ -72,6 +72,9 @@ const RATE_GRACE_MS = 5000;
  * slower than `bodyMinRate` bytes per second on average after its first seconds, is answered 408
  * in SPEC's shape and its connection closed (which frees its upload slot and refunds any
  * reservation). Bytes are counted on the socket, so watching takes nothing from the body's readers.
+ * The rate is judged from the moment the server starts reading the body (the stream's `resume`):
+ * while the server itself is not reading (its checks still waiting on a busy store, a multipart
+ * body that the handler reads after the credit is reserved), a client held back by TCP is not slow.
  */
 export function watchBody(req: FastifyRequest, reply: FastifyReply, timeoutMs: number, minRate: number): void {
   const raw = req.raw;
@@ -79,16 +82,22 @@ export function watchBody(req: FastifyRequest, reply: FastifyReply, timeoutMs: n
   const sized = Number(raw.headers['content-length'] ?? 0) > 0 || raw.headers['transfer-encoding'] !== undefined;
   if (raw.complete || !sized || !socket) return;
   const t0 = Date.now();
-  const start = socket.bytesRead;
+  let reading: { t0: number; start: number } | null = null;
+  raw.once('resume', () => (reading = { t0: Date.now(), start: socket.bytesRead }));
   const timer = setInterval(
     () => {
       if (raw.complete || socket.destroyed) return clearInterval(timer);
-      const ms = Date.now() - t0;
-      const slow = minRate > 0 && ms >= RATE_GRACE_MS && socket.bytesRead - start < (minRate * ms) / 1000;
+      const now = Date.now();
+      const ms = now - t0;
+      const r = reading as { t0: number; start: number } | null;
+      const slow = minRate > 0 && r !== null && now - r.t0 >= RATE_GRACE_MS && socket.bytesRead - r.start < (minRate * (now - r.t0)) / 1000;
       if (ms < timeoutMs && !slow) return;
       clearInterval(timer);
       // An answer already given (a refusal sent before the body was read): only the connection goes.
       if (reply.sent || reply.raw.headersSent) return void socket.destroy();
+      // An answer on its way (its hooks still writing the usage log on a busy store) is the request's
+      // answer: its status stays its own, and the connection goes once it is written.
+      if (req.cas?.answering) return void reply.raw.once('finish', () => socket.destroy());
       // `Connection: close` ends the socket once the answer is written (the client reads it first).
       reply.raw.once('finish', () => setTimeout(() => socket.destroy(), 2000).unref());
       fail(
