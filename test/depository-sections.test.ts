@@ -268,6 +268,15 @@ describe("depository_b's `Transactions` tab (issue 31)", () => {
     },
   );
 
+  it('`Mutual Fund Folios (F)`: a UCC printed `NOT AVAILABLE` beside the name\'s second line is neither an AMC heading nor part of the name', async () => {
+    const st = nsdlStatement(3);
+    expect(st.folios.length).toBeGreaterThan(1);
+    const ch: DepChoices = { ...CANONICAL_CHOICES, canonical: false, uccFiller: true };
+    const { data } = await parseFolios('depository_b', st, { wrap: 2 }, ch);
+    expect(data.mutual_funds).toEqual(toDepositoryExpected(st, 'depository_b').mutual_funds);
+    expect(data.mutual_funds.some((f) => /NOT AVAILABLE/.test(f.amc) || f.schemes.some((x) => /NOT AVAILABLE/.test(x.name)))).toBe(false);
+  });
+
   it('transactions that credit more units than the holding statement holds: UnitsMismatch naming the holding', async () => {
     const st = nsdlStatement(3);
     const ch: DepChoices = { ...CANONICAL_CHOICES, canonical: false, nsdlTxns: 'tab', tabBalances: false };
