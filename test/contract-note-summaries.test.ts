@@ -81,6 +81,45 @@ describe('scrip-wise summaries', () => {
     });
   }
 
+  for (const wrap of [false, true])
+    it(`derivatives in the scrip summary fill derivatives_transactions per contract and side${wrap ? ', contract cells wrapped over two lines' : ''}`, async () => {
+      // Seeds 7 and 14: equity and F&O with a contract bought and sold; 8: F&O only, a contract bought and sold.
+      for (const seed of [0, 7, 8, 14]) {
+        const { p, data, warnings } = await parse('unknown', seed, { summary: 'scrip', scripDerivatives: true, scripWrap: wrap });
+        expect(p.scrip).not.toBeNull();
+        expect(p.deriv).toEqual([]);
+        expect(data.derivatives_transactions.length).toBeGreaterThan(0);
+        expect(data.derivatives_transactions.every((d) => d.closing_rate_per_unit === null)).toBe(true);
+        expect(data).toEqual(expectedFor(p));
+        expect(warnings.filter((w) => w.code === 'SummaryMismatch' || w.code === 'SummaryComputed')).toEqual([]);
+      }
+    });
+
+  it('a contract cell continued by its strike alone (`-22500.0000 -0`, figures only) is part of the description, not a row', async () => {
+    let first = '';
+    const { data, warnings } = await parse('unknown', 8, { summary: 'scrip', scripDerivatives: true, scripWrap: false }, {}, (pl) => {
+      // Every row of the contract prints it so, as HDFC Securities does.
+      first = pl.scrip!.body.find((b) => b[0] && b[1] && !/total/i.test(b[1]))![1];
+      for (const b of pl.scrip!.body) if (b[1] === first) b[1] = `${first}\n-22500.0000 -0`;
+    });
+    const d = data.derivatives_transactions.find((x) => x.contract_description.startsWith(first))!;
+    expect(d.contract_description).toBe(`${first} -22500.0000 -0`);
+    expect(d.quantity).toBeGreaterThan(0);
+    expect(warnings.filter((w) => w.code === 'SummaryMismatch')).toEqual([]);
+  });
+
+  it('a derivatives row that disagrees with the trades is a SummaryMismatch naming the contract and page', async () => {
+    let name = '';
+    const { warnings } = await parse('unknown', 8, { summary: 'scrip', scripDerivatives: true, scripSubTotals: false }, {}, (pl) => {
+      const row = pl.scrip!.body.find((b) => b[1] && !/total/i.test(b[1]))!;
+      name = row[1];
+      if (row[2] !== '0') row[2] = String(Number(row[2]) + 1);
+      else row[3] = String(Number(row[3]) + 1);
+    });
+    const mism = warnings.filter((w) => w.code === 'SummaryMismatch');
+    expect(mism.some((w) => w.message.includes(name) && /derivatives summary, page \d/.test(w.message) && /trades add up to/.test(w.message))).toBe(true);
+  });
+
   it('a sub total that disagrees with its rows, and rows that disagree with the trades, are warnings naming the security and page', async () => {
     const { p, warnings } = await parse('unknown', 0, { summary: 'scrip', scripSubTotals: true }, {}, (pl) => {
       // The first security's first row claims 1 more share bought than its trades.

@@ -34,6 +34,12 @@ describe('depository transaction phrasings (data: src/parsers/phrasings/deposito
     ['Redemption of units', -9.87, 'REDEMPTION'],
     ['Pledge created', -5, 'MISC'],
     ['Purchase Reversal', -5, 'REVERSAL'],
+    // depository_b's `Transactions` tab: description, then instruction details.
+    ['By Bonus Issue - Issuer Instruction (Corporate Action)', 40, 'MISC'],
+    ['By Allotment - Issuer Instruction (Corporate Action)', 40, 'PURCHASE'],
+    ['By Capital Reduction - Issuer Instruction (Corporate Action)', -40, 'MISC'],
+    ['By Market Purchase - Clearing Member Instruction', 10, 'PURCHASE'],
+    ['To Market Sale - Delivery Instruction Slip', -10, 'REDEMPTION'],
   ] as const)('%s (%d units) is %s', (d, u, type) => expect(depositoryTransactionType(d, u)).toBe(type));
 
   it('an unknown wording is typed by its direction; a row moving no units is UNKNOWN', () => {

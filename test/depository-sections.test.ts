@@ -11,7 +11,7 @@ import { ParsedStatement } from '../src/schema/index.js';
 import { toDepositoryExpected, type DStatement } from './fixtures/depository-data.js';
 import { toPdf, type Block } from './fixtures/depository-layout.js';
 import { seededStatement } from './fixtures/depository-seeded.js';
-import { applyChoices, CANONICAL_CHOICES, canonicalStyle, cdslDoc, nsdlDoc, type DepChoices } from './fixtures/depository-statement.js';
+import { applyChoices, applyNsdlChoices, CANONICAL_CHOICES, canonicalStyle, cdslDoc, nsdlDoc, type DepChoices } from './fixtures/depository-statement.js';
 import { drawStyle, type LayoutStyle } from './fixtures/lib/layout.js';
 
 /** A seeded depository_a statement with transactions on several holdings. */
@@ -231,5 +231,61 @@ describe("depository_a's account details (issue 31)", () => {
     expect(data.investor.email).toBe(st.investor.email);
     expect(data.investor.mobile).toBe(st.investor.mobile);
     expect(data.demat_accounts[0].additional_info.bo_sub_status).toBe(st.accounts[0].bo!.subStatus);
+  });
+});
+
+/** A seeded depository_b statement with transactions on at least two holdings, one of them a net credit. */
+function nsdlStatement(seed: number): DStatement {
+  for (let s = seed; ; s++) {
+    const st = seededStatement('depository_b', drawStyle(s), { masked: false, folioTxns: false });
+    const moved = st.accounts.flatMap((a) => a.holdings).filter((h) => h.txns.length);
+    if (moved.length >= 2 && moved.some((h) => h.txns.reduce((n, t) => n + t.credit - t.debit, 0) > 0)) return st;
+  }
+}
+
+describe("depository_b's `Transactions` tab (issue 31)", () => {
+  const dematOf = (d: ParsedStatement) => d.demat_accounts.map((a) => ({ ids: [a.dp_id, a.client_id], holdings: a.holdings }));
+
+  it.each([
+    ['without balance columns: the opening comes from the holding statement', {}, { tabBalances: false }],
+    ['with opening and closing balance columns', {}, { tabBalances: true }],
+    ['rows over several lines, numbers on the last line, page breaks inside the table', { wrap: 3, numbersOnLastLine: true, pageBreak: 'tight' }, { tabBalances: false }],
+  ] as [string, Partial<LayoutStyle>, Partial<DepChoices>][])(
+    '%s: each holding gets its rows, typed by the wording, instruction details after the description',
+    async (_t, style, choices) => {
+      const st = nsdlStatement(3);
+      const ch: DepChoices = { ...CANONICAL_CHOICES, canonical: false, nsdlTxns: 'tab', ...choices };
+      applyNsdlChoices(st, ch);
+      const { data, warnings } = await parseFolios('depository_b', st, style, ch);
+      expect(ParsedStatement.safeParse(data).success).toBe(true);
+      const want = toDepositoryExpected(st, 'depository_b');
+      expect(dematOf(data)).toEqual(dematOf(want));
+      const txns = data.demat_accounts.flatMap((a) => Object.values(a.holdings).flat()).flatMap((h) => h.transactions);
+      expect(txns.length).toBeGreaterThan(1);
+      expect(txns.every((t) => / - (Issuer|Clearing|Delivery|Client) /.test(t.description))).toBe(true);
+      expect(txns.every((t) => (t.balance === null) === !choices.tabBalances)).toBe(true);
+      expect(warnings.filter((w) => w.code === 'UnitsMismatch' || w.code === 'OrphanTransactions' || w.code === 'SectionUnread')).toEqual([]);
+    },
+  );
+
+  it('`Mutual Fund Folios (F)`: a UCC printed `NOT AVAILABLE` beside the name\'s second line is neither an AMC heading nor part of the name', async () => {
+    const st = nsdlStatement(3);
+    expect(st.folios.length).toBeGreaterThan(1);
+    const ch: DepChoices = { ...CANONICAL_CHOICES, canonical: false, uccFiller: true };
+    const { data } = await parseFolios('depository_b', st, { wrap: 2 }, ch);
+    expect(data.mutual_funds).toEqual(toDepositoryExpected(st, 'depository_b').mutual_funds);
+    expect(data.mutual_funds.some((f) => /NOT AVAILABLE/.test(f.amc) || f.schemes.some((x) => /NOT AVAILABLE/.test(x.name)))).toBe(false);
+  });
+
+  it('transactions that credit more units than the holding statement holds: UnitsMismatch naming the holding', async () => {
+    const st = nsdlStatement(3);
+    const ch: DepChoices = { ...CANONICAL_CHOICES, canonical: false, nsdlTxns: 'tab', tabBalances: false };
+    applyNsdlChoices(st, ch);
+    const h = st.accounts.flatMap((a) => a.holdings).find((x) => x.txns.reduce((n, t) => n + t.credit - t.debit, 0) > 0)!;
+    h.units = 0;
+    h.value = 0;
+    const { warnings } = await parseFolios('depository_b', st, {}, ch);
+    const w = warnings.find((x) => x.code === 'UnitsMismatch' && x.message.includes(h.isin));
+    expect(w?.message).toMatch(/would open at -/);
   });
 });

@@ -77,6 +77,7 @@ const ROLES: [string, boolean, RegExp][] = [
   ['rta', false, /^rta$|registrar/],
   ['acctype', false, /account type/],
   ['details', false, /account details/],
+  ['instruction', false, /instruction/],
   ['desc', false, /particulars|^description$|^transaction description$/],
   ['name', false, /security|company|description|scheme|name/],
 ];
@@ -88,7 +89,7 @@ const VOCAB = new Set(
   credit debit order transaction particulars scheme folio average cost per total unrealised profitloss profit loss
   annualised return valuation invested cumulative amount tier pension fund manager policy insurer plan life assured
   status frequency sum premium amc rta account type details isins schemes rs inr locked lent pending demat remat transit
-  confirmed pledged earmarked safekeep lockin op cl txn stamp duty cr dr a b c d e f`
+  confirmed pledged earmarked safekeep lockin op cl txn stamp duty cr dr instruction a b c d e f`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -101,7 +102,7 @@ const LABELS: string[][] =
   |Market Price / Face Value|Market Price|Rate|Value in|Market Value|Stock Symbol|Company Name|Face Value|No. of Shares|Quantity|No. of Units|NAV
   |ISIN Description|Security Description|Coupon Rate|Maturity Date|No. of Bonds|Folio No.|Average Cost Per Units|Total Cost|Current NAV per unit
   |Current Value|Unrealised Profit/(Loss)|Annualised Return(%)|Cumulative Amount Invested (in INR)|Date|Transaction Particulars|Description|Particulars|Order No|Credit|Debit
-  |Closing Balance|Opening Balance|Op. Bal|Cl. Bal|Transaction Date|Txn Date|Transaction Description|Stamp Duty|Credit Cr|Debit Dr|Scheme Name|Closing Bal (Units)|Closing Balance Units|Units|Cumulative Amount Invested|Invested Value
+  |Instruction Details|Closing Balance|Opening Balance|Op. Bal|Cl. Bal|Transaction Date|Txn Date|Transaction Description|Stamp Duty|Credit Cr|Debit Dr|Scheme Name|Closing Bal (Units)|Closing Balance Units|Units|Cumulative Amount Invested|Invested Value
   |Valuation|Tier|Pension Fund Manager|Fund Manager|Scheme|Policy No.|Insurer|Plan Name|Life Assured|Status|Frequency|Sum Assured|Premium
   |AMC Name|RTA|Account Type|Account Details|No. of ISINs / Schemes|Value Rs|Value INR`
     .split('|')

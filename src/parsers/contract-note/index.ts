@@ -14,8 +14,8 @@ import type { BrokerType, ContractNote, ParseWarning } from '../../schema/index.
 import type { ParseResult } from '../common.js';
 import { readChargeColumns, readCharges, segmentHeader } from './charges.js';
 import { readNoteHeader } from './header.js';
-import { scripHeaderAt, ScripSummaryReader, scripToEquity } from './scrip-summary.js';
-import { computeSummaries, reconcile } from './summary-check.js';
+import { isDerivativeBlock, scripHeaderAt, ScripSummaryReader, scripToDerivatives, scripToEquity } from './scrip-summary.js';
+import { computeSummaries, reconcile, reconcileDerivatives } from './summary-check.js';
 import { derivRow, equityRow, summaryHeaderAt } from './summaries.js';
 import { assemble, headerLike, TradeTableReader, tradeHeaderAt, type TableEvent, type Trade } from './trades.js';
 
@@ -154,14 +154,28 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
     }
   }
   flush();
-  for (const sr of scrips)
+  const scripRows = new Set<ContractNote['equity_transactions'][number]>();
+  /** Derivatives rows of the scrip summaries, and their pages (reconciled with the trades). */
+  const scripDeriv: ContractNote['derivatives_transactions'] = [];
+  const dvPages: number[] = [];
+  for (const sr of scrips) {
+    sr.settle();
     for (const b of sr.blocks) {
+      if (isDerivativeBlock(b)) {
+        const { rows, problems } = scripToDerivatives(b);
+        scripDeriv.push(...rows);
+        dvPages.push(...rows.map(() => b.page));
+        for (const p of problems) warnings.push({ code: 'SummaryMismatch', message: `${b.name} (scrip summary, page ${b.page}): ${p}` });
+        continue;
+      }
       const { row, problems } = scripToEquity(b);
       equity.push(row);
+      scripRows.add(row);
       eqPages.push(b.page);
       for (const p of problems) warnings.push({ code: 'SummaryMismatch', message: `${b.name} (scrip summary, page ${b.page}): ${p}` });
     }
-  const scripRows = new Set(equity.slice(equity.length - scrips.reduce((n, sr) => n + sr.blocks.length, 0)));
+  }
+  deriv.push(...scripDeriv);
   const printedEquity = equity.length > 0;
   const printedDeriv = deriv.length > 0;
 
@@ -227,6 +241,7 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
 
   // Self-checks.
   if (printedEquity) warnings.push(...reconcile(out.equity_transactions, eqPages, trades));
+  if (scripDeriv.length) warnings.push(...reconcileDerivatives(scripDeriv, dvPages, trades));
   for (const e of out.equity_transactions) {
     // A scrip summary's net amount includes the charges: it is checked by quantity and value instead.
     if (scripRows.has(e)) continue;

@@ -90,8 +90,11 @@ interface Row {
   v: Partial<Record<ScripKey, number>>;
 }
 
+/** `.15`: a figure under one rupee printed without its leading zero (`Other Statutory Levies`). */
+const BARE_DECIMAL = /^\(?-?\.\d+\)?$/;
+
 function readRow(l: Line, h: ScripHeader): Row | null {
-  const words = l.words;
+  const words = l.words.map((w) => (BARE_DECIMAL.test(w.text) ? { ...w, text: w.text.replace('.', '0.') } : w));
   let end = words.length;
   let sign = 0;
   if (end > 0 && DRCR.test(words[end - 1].text)) {
@@ -104,12 +107,19 @@ function readRow(l: Line, h: ScripHeader): Row | null {
   const v: Partial<Record<ScripKey, number>> = {};
   tail.forEach((w, k) => (v[ncols[at[k]].key as ScripKey] = parseNumber(w.text) ?? 0));
   if (sign && v.net !== undefined) v.net = sign * Math.abs(v.net);
+  // Quantities are never negative and every row ends in its net amount: a wrapped contract's tail
+  // (`-21600.0000 -0`, a strike under the description) is text, not a row.
+  if (v.net === undefined || (v.bought ?? 0) < 0 || (v.sold ?? 0) < 0) return null;
   return { line: l, label: words.slice(0, start).map((w) => w.text), v };
 }
 
 export interface ScripBlock {
   name: string;
   isin: string | null;
+  /** The segment word in force when the block opened (`Equity`, `Derivative`, `NSE-Cash`, `NFO`), printed on its first row or above. */
+  segment: string | null;
+  /** The security cell as printed, wrapped lines joined (compared, letters and digits only, with later rows' cells). */
+  printed: string;
   page: number;
   /** Left edge of the name on its first row (a wrapped name continues under it). */
   x0: number;
@@ -128,6 +138,9 @@ const TOTAL = /\btotal\b/;
 export class ScripSummaryReader {
   readonly blocks: ScripBlock[] = [];
   private open: ScripBlock | null = null;
+  private segment: string | null = null;
+  /** The last row read with its security printed, until a line continues its cell (or another row comes). */
+  private last: { row: Row; printed: string; block: ScripBlock; prefix: boolean } | null = null;
 
   constructor(readonly header: ScripHeader) {}
 
@@ -141,29 +154,36 @@ export class ScripSummaryReader {
       if (/\b(charges|obligation|levies|note|notes)\b/.test(text)) return false;
       if (/^page \d+( of \d+)?$/.test(text)) return true;
       const size = l.pieces[0]?.size || 7;
+      const last = this.last;
       if (
-        this.open &&
+        last &&
+        last.block === this.open &&
         !this.open.sub &&
-        this.open.rows.length === 1 &&
         !TOTAL.test(text) &&
         !EXCH.test(l.words[0].text) &&
         Math.abs(l.words[0].x0 - this.open.x0) <= size * 1.5 &&
-        l.page === this.open.page
+        l.page === last.row.line.page
       ) {
+        this.last = null;
         const words = l.words.map((w) => w.text);
-        const isin = words.find((w) => ISIN.test(w));
-        if (isin) this.open.isin = isin;
-        const rest = words.filter((w) => !ISIN.test(w) && w !== '/');
-        // A cell wrapped at a fixed width breaks inside a word (`... INDIA L` / `IMITED-MTF-INE...`).
-        const glue = rest.length === 1 && this.open.name.length >= 25 && (/-/.test(rest[0]) || /^[A-Z0-9]+$/.test(rest[0]));
-        if (rest.length && !isin) this.open.name = glue ? `${this.open.name}${rest[0]}` : `${this.open.name} ${rest.join(' ')}`;
-        const g = splitGlued(this.open.name);
-        if (g.isin) [this.open.name, this.open.isin] = [g.name, g.isin];
+        const open = this.open;
+        if (open.rows.length === 1) {
+          open.printed = `${open.printed} ${words.join(' ')}`;
+          extendName(open, words);
+          return true;
+        }
+        // A later row of the block repeated its security, wrapped as the first row was: the same
+        // security when the wrapped cells agree; else another one (another strike of the same
+        // underlying and expiry) that starts alike.
+        const printed = `${last.printed} ${words.join(' ')}`;
+        if (compact(printed) !== compact(open.printed)) this.detach(last, printed, words);
         return true;
       }
+      this.settle();
       return l.words.length <= 6;
     }
     const label = normText(r.label.join(' '));
+    this.settle();
     if (TOTAL.test(label)) {
       // `Sub Total` closes the open security; an exchange, segment or grand total closes the group.
       if (this.open && (SUB.test(label) || (label.startsWith('sub total') && normText(this.open.name).includes(label.slice(10).trim())))) {
@@ -172,21 +192,14 @@ export class ScripSummaryReader {
       } else this.open = null;
       return true;
     }
-    const skip = r.label.length && EXCH.test(r.label[0]) ? 1 : 0;
-    const nameX0 = l.words[skip]?.x0 ?? 0;
     let words = r.label;
-    if (words.length && EXCH.test(words[0])) words = words.slice(1);
-    else if (words.length > 1 && EXCH.test(`${words[0]}-${words[1]}`) && /^(cash|eq|fo|cm)$/i.test(words[1])) words = words.slice(2);
-    let isin: string | null = null;
-    const k = words.findIndex((w) => ISIN.test(w));
-    if (k >= 0) {
-      isin = words[k];
-      words = words.slice(0, k).filter((w, i, a) => !(i === a.length - 1 && (w === '/' || w === '-')));
-      words = words.map((w, i, a) => (i === a.length - 1 ? w.replace(/[/-]$/, '') : w)).filter(Boolean);
-    }
-    let name = words.join(' ');
-    const g = splitGlued(name);
-    if (g.isin) [name, isin] = [g.name, g.isin];
+    let skip = 0;
+    if (words.length && EXCH.test(words[0])) skip = 1;
+    else if (words.length > 1 && EXCH.test(`${words[0]}-${words[1]}`) && /^(cash|eq|fo|cm)$/i.test(words[1])) skip = 2;
+    if (skip) this.segment = words.slice(0, skip).join('-');
+    words = words.slice(skip);
+    const nameX0 = l.words[skip]?.x0 ?? 0;
+    const { name, isin } = nameOf(words);
     if (!name) {
       // The security is printed once, its further rows leave the cell blank.
       const last = this.open ?? this.blocks[this.blocks.length - 1];
@@ -196,20 +209,77 @@ export class ScripSummaryReader {
       }
       return true;
     }
-    if (this.open && normText(this.open.name) === normText(name) && !this.open.sub) {
+    const printed = words.join(' ');
+    // The open security again: the same name, or its cell printed again and wrapped as before (a
+    // prefix of the open block's cell; the continuation line decides).
+    if (
+      this.open &&
+      !this.open.sub &&
+      (normText(this.open.name) === normText(name) || (this.open.printed !== printed && compact(this.open.printed).startsWith(compact(printed))))
+    ) {
       this.open.rows.push(r);
+      this.last = { row: r, printed, block: this.open, prefix: normText(this.open.name) !== normText(name) };
       return true;
     }
     const same = this.blocks.find((b) => normText(b.name) === normText(name) && !b.sub);
     if (same) {
       same.rows.push(r);
       this.open = same;
+      this.last = { row: r, printed, block: same, prefix: false };
       return true;
     }
-    this.open = { name, isin, page: l.page, x0: nameX0, rows: [r], sub: null };
+    this.open = { name, isin, segment: this.segment, printed, page: l.page, x0: nameX0, rows: [r], sub: null };
     this.blocks.push(this.open);
+    this.last = { row: r, printed, block: this.open, prefix: false };
     return true;
   }
+
+  /** The table ended (or another line came): a row joined by a shorter cell that no line continued is its own security. */
+  settle(): void {
+    if (this.last?.prefix) this.detach(this.last, this.last.printed, []);
+    this.last = null;
+  }
+
+  /** Move a row out of the block it joined into its own (or an open one printed the same). */
+  private detach(last: { row: Row; block: ScripBlock }, printed: string, words: string[]): void {
+    const open = last.block;
+    open.rows.splice(open.rows.indexOf(last.row), 1);
+    const b: ScripBlock = { ...nameOf(last.row.label), segment: open.segment, printed, page: last.row.line.page, x0: open.x0, rows: [last.row], sub: null };
+    extendName(b, words);
+    const same = this.blocks.find((x) => !x.sub && x !== open && compact(x.printed) === compact(printed));
+    if (same) same.rows.push(last.row);
+    else this.blocks.push(b);
+    this.open = same ?? b;
+  }
+}
+
+const compact = (s: string): string => s.toUpperCase().replace(/[^A-Z0-9]/g, '');
+
+/** A security cell's words -> name and ISIN (`NAME / ISIN`, `NAME ISIN`, `NAME-TAG-ISIN`). */
+function nameOf(cell: string[]): { name: string; isin: string | null } {
+  let words = cell;
+  let isin: string | null = null;
+  const k = words.findIndex((w) => ISIN.test(w));
+  if (k >= 0) {
+    isin = words[k];
+    words = words.slice(0, k).filter((w, i, a) => !(i === a.length - 1 && (w === '/' || w === '-')));
+    words = words.map((w, i, a) => (i === a.length - 1 ? w.replace(/[/-]$/, '') : w)).filter(Boolean);
+  }
+  const name = words.join(' ');
+  const g = splitGlued(name);
+  return g.isin ? { name: g.name, isin: g.isin } : { name, isin };
+}
+
+/** A block's security cell continued on the next line (an ISIN, the rest of the name). */
+function extendName(b: ScripBlock, words: string[]): void {
+  const isin = words.find((w) => ISIN.test(w));
+  if (isin) b.isin = isin;
+  const rest = words.filter((w) => !ISIN.test(w) && w !== '/');
+  // A cell wrapped at a fixed width breaks inside a word (`... INDIA L` / `IMITED-MTF-INE...`).
+  const glue = rest.length === 1 && b.name.length >= 25 && (/-/.test(rest[0]) || /^[A-Z0-9]+$/.test(rest[0]));
+  if (rest.length && !isin) b.name = glue ? `${b.name}${rest[0]}` : `${b.name} ${rest.join(' ')}`;
+  const g = splitGlued(b.name);
+  if (g.isin) [b.name, b.isin] = [g.name, g.isin];
 }
 
 const r4 = (v: number): number => round(v, 4);
@@ -238,16 +308,8 @@ export function scripToEquity(b: ScripBlock): { row: ContractNote['equity_transa
   bt = round(bt, 2);
   st = round(st, 2);
   net = round(net, 2);
-  const problems: string[] = [];
-  if (b.sub) {
-    const s = b.sub.v;
-    if (s.bought !== undefined && Math.abs(s.bought - bq) > 1e-6)
-      problems.push(`quantity bought ${bq} in its rows, ${s.bought} in its sub total`);
-    if (s.sold !== undefined && Math.abs(s.sold - sq) > 1e-6) problems.push(`quantity sold ${sq} in its rows, ${s.sold} in its sub total`);
-    if (s.net !== undefined && Math.abs(s.net - net) > 0.011 * b.rows.length)
-      problems.push(`net amount ${net} in its rows, ${s.net} in its sub total`);
-    if (s.net !== undefined) net = s.net;
-  }
+  const problems = subTotalProblems(b, bq, sq, net);
+  if (b.sub?.v.net !== undefined) net = b.sub.v.net;
   return {
     row: {
       security_name: b.name,
@@ -263,4 +325,68 @@ export function scripToEquity(b: ScripBlock): { row: ContractNote['equity_transa
     },
     problems,
   };
+}
+
+/** A block's `Sub Total` against its own rows. */
+function subTotalProblems(b: ScripBlock, bq: number, sq: number, net: number): string[] {
+  const problems: string[] = [];
+  if (!b.sub) return problems;
+  const s = b.sub.v;
+  if (s.bought !== undefined && Math.abs(s.bought - bq) > 1e-6) problems.push(`quantity bought ${bq} in its rows, ${s.bought} in its sub total`);
+  if (s.sold !== undefined && Math.abs(s.sold - sq) > 1e-6) problems.push(`quantity sold ${sq} in its rows, ${s.sold} in its sub total`);
+  if (s.net !== undefined && Math.abs(s.net - net) > 0.011 * b.rows.length) problems.push(`net amount ${net} in its rows, ${s.net} in its sub total`);
+  return problems;
+}
+
+/** Segment words of the derivatives segments, and of the cash segment. */
+const DERIV_SEGMENT = /^(derivatives?|f&o|fo|futures?|options?|currency|commodity|nfo|bfo|mcx|cds|ncdex|(nse|bse|msei)-?(fo|f&o|currency|cds))$/i;
+const CASH_SEGMENT = /^(equity|cash|mtf|nse|bse|(nse|bse|msei)-?(cash|eq|cm))$/i;
+/** A contract's description: an instrument type, an expiry date, CE / PE. */
+const CONTRACT = /\b(fut|futidx|futstk|futcur|futcom|optidx|optstk|optcur|ce|pe)\b|\d{2}[a-z]{3}\d{2,4}/i;
+
+/** Is the block a derivatives contract? By its segment when one is printed, else by its description (and no ISIN). */
+export function isDerivativeBlock(b: ScripBlock): boolean {
+  if (b.segment && DERIV_SEGMENT.test(b.segment)) return true;
+  if (b.segment && CASH_SEGMENT.test(b.segment)) return false;
+  return !b.isin && CONTRACT.test(b.name);
+}
+
+type Deriv = ContractNote['derivatives_transactions'][number];
+
+/**
+ * A derivatives block -> SPEC's derivatives_transactions rows, one per side: quantity, the
+ * average (gross) rate, brokerage per unit (the printed total over the quantity), the net amount
+ * after its charges (signed: negative payable by the client). The summary prints no closing rate.
+ * A row printing both a quantity bought and sold cannot split its net amount: left out, said so.
+ */
+export function scripToDerivatives(b: ScripBlock): { rows: Deriv[]; problems: string[] } {
+  const rows: Deriv[] = [];
+  const problems: string[] = [];
+  let bq = 0;
+  let sq = 0;
+  let net = 0;
+  for (const side of ['buy', 'sell'] as const) {
+    const list = b.rows.filter((r) => (side === 'buy' ? (r.v.bought ?? 0) > 0 && !r.v.sold : (r.v.sold ?? 0) > 0 && !r.v.bought));
+    if (!list.length) continue;
+    const qty = list.reduce((a, r) => a + ((side === 'buy' ? r.v.bought : r.v.sold) ?? 0), 0);
+    const gross = list.reduce((a, r) => a + (r.v.gross ?? (r.v.avg ?? 0) * ((side === 'buy' ? r.v.bought : r.v.sold) ?? 0)), 0);
+    const brokerage = list.reduce((a, r) => a + (r.v.brokerage ?? 0), 0);
+    const total = round(
+      list.reduce((a, r) => a + (r.v.net ?? 0), 0),
+      2,
+    );
+    rows.push({ contract_description: b.name, buy_sell_bf_cf: side, quantity: qty, wap_per_unit: r4(gross / qty), closing_rate_per_unit: null, brokerage_per_unit: r4(brokerage / qty), net_total: total });
+    if (side === 'buy') bq = qty;
+    else sq = qty;
+    net += total;
+  }
+  for (const r of b.rows)
+    if ((r.v.bought ?? 0) > 0 && (r.v.sold ?? 0) > 0) {
+      problems.push(`bought and sold on one row (page ${r.line.page}): its net amount cannot be split by side, the row is left out`);
+      bq += r.v.bought ?? 0;
+      sq += r.v.sold ?? 0;
+      net += r.v.net ?? 0;
+    }
+  problems.push(...subTotalProblems(b, bq, sq, round(net, 2)));
+  return { rows, problems };
 }

@@ -68,6 +68,19 @@ export function computeSummaries(
   return { equity, derivatives };
 }
 
+/**
+ * A side's gross value from its trades, two ways: quantity x (net rate less brokerage), and the net
+ * totals less quantity x brokerage (a net rate printed to two decimals loses up to half a paisa a
+ * unit, which a lot of 1,500 turns into rupees).
+ */
+function grossOf(side: Trade[], bs: 'B' | 'S'): number[] {
+  const k = bs === 'B' ? -1 : 1;
+  return [
+    side.reduce((a, t) => a + t.quantity * (t.net_rate_per_unit + k * t.brokerage), 0),
+    side.reduce((a, t) => a + Math.abs(t.net_total) + k * t.quantity * t.brokerage, 0),
+  ];
+}
+
 const compact = (s: string): string => s.toUpperCase().replace(/[^A-Z0-9]/g, '');
 
 /** The trades of a summary row's security: its ISIN in their description, the same name, or one name starting the other (spaces aside). */
@@ -111,14 +124,58 @@ export function reconcile(rows: Equity[], pages: number[], trades: Trade[]): Par
       }
       if (!side.length || !value) continue;
       const net = side.reduce((a, t) => a + Math.abs(t.net_total), 0);
-      const gross = side.reduce((a, t) => a + t.quantity * (t.net_rate_per_unit + (bs === 'B' ? -t.brokerage : t.brokerage)), 0);
+      const gross = grossOf(side, bs);
       const tol = 0.011 * (side.length + 1) + value * 5e-5;
-      if (Math.abs(net - value) > tol && Math.abs(gross - value) > tol)
+      if (Math.abs(net - value) > tol && !gross.some((g) => Math.abs(g - value) <= tol))
         out.push({
           code: 'SummaryMismatch',
-          message: `${where}: value ${word} ${value}, the trades add up to ${round(net, 2)} (net) or ${round(gross, 2)} (gross)`,
+          message: `${where}: value ${word} ${value}, the trades add up to ${round(net, 2)} (net) or ${round(gross[0], 2)} (gross)`,
         });
     }
+  });
+  return out;
+}
+
+/** The trades of a derivatives summary row's contract: the same description (letters and digits), else one starting the other. */
+function contractTrades(d: Deriv, trades: Trade[]): Trade[] {
+  const c = compact(d.contract_description);
+  const same = trades.filter((t) => compact(t.security_description) === c);
+  if (same.length) return same;
+  return trades.filter((t) => {
+    const x = compact(t.security_description);
+    return x.length >= 6 && c.length >= 6 && (x.startsWith(c) || c.startsWith(x));
+  });
+}
+
+/**
+ * A printed derivatives summary (per contract and side) against the trades: the quantity must
+ * equal the side's trades', the value (the average rate times the quantity) their gross or net
+ * value, to a cent a trade. Carried and brought forward rows have no trades of the day.
+ */
+export function reconcileDerivatives(rows: Deriv[], pages: number[], trades: Trade[]): ParseWarning[] {
+  const out: ParseWarning[] = [];
+  const fo = trades.filter(isDerivative);
+  rows.forEach((d, k) => {
+    if (d.buy_sell_bf_cf !== 'buy' && d.buy_sell_bf_cf !== 'sell') return;
+    const list = contractTrades(d, fo);
+    if (!list.length) return;
+    const bs = d.buy_sell_bf_cf === 'buy' ? 'B' : 'S';
+    const side = list.filter((t) => t.buy_sell === bs);
+    const where = `${d.contract_description} (derivatives summary, page ${pages[k] ?? '?'})`;
+    const q = side.reduce((a, t) => a + t.quantity, 0);
+    if (Math.abs(q - d.quantity) > 1e-6) {
+      out.push({ code: 'SummaryMismatch', message: `${where}: quantity ${d.buy_sell_bf_cf === 'buy' ? 'bought' : 'sold'} ${d.quantity}, the trades add up to ${q}` });
+      return;
+    }
+    const value = d.quantity * d.wap_per_unit;
+    const net = side.reduce((a, t) => a + Math.abs(t.net_total), 0);
+    const gross = grossOf(side, bs);
+    const tol = 0.011 * (side.length + 1) + value * 5e-5;
+    if (Math.abs(net - value) > tol && !gross.some((g) => Math.abs(g - value) <= tol))
+      out.push({
+        code: 'SummaryMismatch',
+        message: `${where}: value ${d.buy_sell_bf_cf === 'buy' ? 'bought' : 'sold'} ${round(value, 2)}, the trades add up to ${round(net, 2)} (net) or ${round(gross[0], 2)} (gross)`,
+      });
   });
   return out;
 }

@@ -90,6 +90,11 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
   let rosterHolders: { name: string; pan: string | null }[] = [];
   const roster: { type: string; dpName: string; dpId: string; clientId: string; holders: { name: string; pan: string | null }[] }[] = [];
   let lastFolio: MutualFundFolio | undefined;
+  /**
+   * The `Transactions` tab: after `Summary of Transactions of NAME` each account's header is printed
+   * again over its transactions table, so an account header there opens transactions, not holdings.
+   */
+  let txnTab = false;
 
   const holdings = new Table(
     'isin',
@@ -170,9 +175,18 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       },
     ],
     [
+      /^Summary of Transactions\b/i,
+      () => {
+        section = 'txns';
+        txnTab = true;
+        txnHolding = undefined;
+      },
+    ],
+    [
       /^Mutual Fund Folios \(F\)$/i,
       () => {
         section = 'folios';
+        txnTab = false;
         acc = undefined;
         amc = '';
       },
@@ -181,6 +195,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       /^(Mutual Funds? (Folios? )?Transaction Statement|Mutual Fund Folios \(F\) Transactions|Transactions in Mutual Fund Folios)\b/i,
       () => {
         section = 'mftxns';
+        txnTab = false;
         acc = undefined;
       },
     ],
@@ -188,6 +203,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       /^National Pension System \(N\)$/i,
       () => {
         section = 'nps';
+        txnTab = false;
         acc = undefined;
         nps = addNps(out);
       },
@@ -196,6 +212,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       /^Life Insurance Policies$/i,
       () => {
         section = 'insurance';
+        txnTab = false;
         acc = undefined;
       },
     ],
@@ -279,7 +296,8 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
     if (ids && !/^ISIN\b/i.test(t)) {
       endTables();
       i = account(i, ids) - 1;
-      section = 'none';
+      section = txnTab ? 'txns' : 'none';
+      txnHolding = undefined;
       continue;
     }
     // A holding kind's heading (not a wrapped description line of a transaction: `... EQUITY`).

@@ -194,6 +194,9 @@ export function recordFields(rec: Rec, grid: Grid): RecFields {
   return { isin, text: joined, nums: assignNumbers(nums, cols, new Set(first.words)), under };
 }
 
+/** What a statement prints in a cell it has no value for (depository_b's UCC under a folio's ISIN), as data. */
+export const CELL_FILLER = /^(not available|not applicable|n\.? ?a\.?|nil|--+)$/i;
+
 /** A table row that closes the record above: sub-totals and totals. */
 export const TOTAL_ROW = /^(sub[\s-]*total|total|grand total)\b/i;
 
@@ -204,6 +207,8 @@ export const TOTAL_ROW = /^(sub[\s-]*total|total|grand total)\b/i;
 export function isTableHeading(l: Line, grid: Grid): boolean {
   const cols = grid.columns;
   if (cols[0]?.role !== 'isin' || l.words.length < 2) return false;
+  // `NOT AVAILABLE Alpha Fund of Fund`: a blank UCC under the ISIN, the name wrapped beside it.
+  if (CELL_FILLER.test(`${l.words[0].text} ${l.words[1].text}`) || CELL_FILLER.test(l.words[0].text)) return false;
   if (l.words.some((w) => isAmount(w.text))) return false;
   const first = l.words[0];
   if (first.x0 > cols[0].x0 + 14 || (cols[1] && (textColumn(first, cols) ?? cols[0]) !== cols[0])) return false;

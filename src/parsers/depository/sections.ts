@@ -182,8 +182,16 @@ export function holdingOf(f: RecFields): Holding {
 export function transactionOf(f: RecFields, key: Line): Transaction | null {
   const date = (isDate(key.words[0]) ? parseDate(key.words[0].text) : null) ?? parseDate((f.text.date ?? '').split(' ')[0]);
   if (!date) return null;
-  const order = (f.text.order ?? '').trim() || null;
-  const t = dematTransaction(date, f.text.desc ?? f.text.name ?? '', order, num(f, 'credit'), num(f, 'debit'), num(f, 'balance'));
+  // An order number is one word with digits: words beside it under the order column's header (a
+  // description drawn left of its centred header) belong to the description, on their side of it.
+  const words = (f.text.order ?? '').split(' ').filter(Boolean);
+  const k = words.findIndex((w) => /\d/.test(w));
+  const order = k >= 0 ? words[k] : words.join(' ') || null;
+  const spill = (part: string[]): string => (k >= 0 ? part.join(' ') : '');
+  // depository_b's `Transactions` tab: `Instruction Details` (`Issuer Instruction (Corporate Action)`) follow the description.
+  const main = [spill(words.slice(k + 1)), f.text.desc ?? f.text.name ?? '', spill(words.slice(0, Math.max(k, 0)))].filter(Boolean).join(' ');
+  const desc = [main, f.text.instruction ?? ''].filter(Boolean).join(' - ');
+  const t = dematTransaction(date, desc, order, num(f, 'credit'), num(f, 'debit'), num(f, 'balance'));
   const open = num(f, 'open');
   if (open !== null) rowOpening.set(t, open);
   return t;

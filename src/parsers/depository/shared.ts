@@ -81,6 +81,10 @@ export function settleHolding(h: Holding, where: string, warnings: ParseWarning[
   const printed = printedOpening.get(h) ?? rowOpening.get(first) ?? null;
   const open = printed ?? round(h.units - moved, 3);
   const problems: string[] = [];
+  // No balance printed (depository_b's `Transactions` tab): the opening comes from the holding
+  // statement, and a holding never opens below zero.
+  if (printed === null && open < -UNIT_TOLERANCE && h.transactions.every((t) => t.balance === null))
+    problems.push(`the transactions move ${moved} units but the holding statement holds ${h.units}: the holding would open at ${open}`);
   let bal = open;
   for (const t of h.transactions) {
     const rowOpen = rowOpening.get(t);

@@ -84,6 +84,10 @@ export const DEPOSITORY_PHRASINGS: readonly Phrasing[] = [
   p('OFF MARKET', 'debit', 'REDEMPTION'),
   p('TRANSFER', 'credit', 'PURCHASE'),
   p('TRANSFER', 'debit', 'REDEMPTION'),
+  // depository_b's `Transactions` tab follows the description with its `Instruction Details`: a
+  // corporate action (`Issuer Instruction (Corporate Action)`) that no word above names moves
+  // units without a purchase or a sale.
+  p('CORPORATE ACTION', 'any', 'MISC'),
 ];
 
 /** Upper case, punctuation as spaces, one space between words, one space at each end. */
