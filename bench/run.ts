@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { engineFromSigns } from './probe.mjs';
 import { batchOf, statementOf, statementsDir } from './statements.js';
-import { pgBinDir, startCluster } from '../test/pg.js';
+import { pgBinDir, startCluster } from '../test/helpers/pg.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'cas.js');
