@@ -14,7 +14,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { anatomy, mutate, rng, type Anatomy, type MutationKind } from './mutate.js';
+import { rng } from '../helpers/prng.js';
+import { anatomy, mutate, type Anatomy, type MutationKind } from './mutate.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURES = path.join(ROOT, 'fixtures');
