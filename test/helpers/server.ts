@@ -3,7 +3,7 @@
  *
  * The store: SQLite in the data folder (DATA_DIR/cas.db), or, when the test process runs with
  * CAS_TEST_STORE=postgres (vitest.config.ts's `postgres` project), one PostgreSQL database per data
- * folder on the run's throwaway cluster (test/pg-setup.ts starts it): `serve`, `newKey` and
+ * folder on the run's throwaway cluster (test/helpers/pg-setup.ts starts it): `serve`, `newKey` and
  * `serveAdmin` pass `--database <its URL>` and the shared CAS_SECRET_KEY, and `dbRows` reads either.
  */
 import { createHash } from 'node:crypto';
@@ -39,7 +39,7 @@ export function databaseUrl(dataDir: string): Promise<string | null> {
 
 async function createDatabase(name: string): Promise<string> {
   const admin = inject('casPgUrl');
-  if (!admin) throw new Error('CAS_TEST_STORE=postgres without a cluster: run through vitest.config.ts (test/pg-setup.ts)');
+  if (!admin) throw new Error('CAS_TEST_STORE=postgres without a cluster: run through vitest.config.ts (test/helpers/pg-setup.ts)');
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
@@ -197,29 +197,43 @@ export async function newKey(dataDir: string, args: string[] = []): Promise<stri
   return (JSON.parse(r.stdout) as { api_key: string }).api_key;
 }
 
+/** An answer's status, headers and body: parsed JSON, or the text when it is not JSON. */
+export interface JsonReply {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+/** `text` parsed as JSON, or `text` itself when it is not JSON. */
+export function jsonOrText(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** `fetch(url, init)`, its body read as JSON when it is JSON (the text otherwise). */
+export async function fetchJson(url: string, init?: RequestInit): Promise<JsonReply> {
+  const res = await fetch(url, init);
+  return { status: res.status, body: jsonOrText(await res.text()), headers: res.headers };
+}
+
 export async function post(
   url: string,
   path: string,
   opts: { key?: string; json?: unknown; body?: string | FormData; headers?: Record<string, string> } = {},
-): Promise<{ status: number; body: any; headers: Headers }> {
+): Promise<JsonReply> {
   const headers: Record<string, string> = {
     ...(opts.key ? { 'x-api-key': opts.key } : {}),
     ...(opts.json !== undefined ? { 'content-type': 'application/json' } : {}),
     ...opts.headers,
   };
-  const res = await fetch(`${url}${path}`, {
+  return fetchJson(`${url}${path}`, {
     method: 'POST',
     headers,
     body: opts.json !== undefined ? JSON.stringify(opts.json) : opts.body,
   });
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, body, headers: res.headers };
 }
 
 /** The SMTP port a server started with `--smtp-port 0` announced. */

@@ -25,7 +25,7 @@ import { z } from 'zod';
 import * as S from '../../src/schema/index.js';
 import { FIELDS, PATHS, VALUES } from '../../src/schema/names.js';
 import { cas, fixture } from '../helpers/cas.js';
-import { newKey, serve, type Served } from '../helpers/server.js';
+import { fetchJson, newKey, serve, type JsonReply, type Served } from '../helpers/server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHARED_DOC = path.resolve(ROOT, '../shared/reference/vendor-openapi.yaml');
@@ -220,11 +220,7 @@ function formFor(id: string, file: string, fields: Record<string, string>): Form
   return fd;
 }
 
-interface Reply {
-  status: number;
-  body: any;
-  headers: Headers;
-}
+type Reply = JsonReply;
 interface Call {
   key: string;
   body?: unknown;
@@ -244,19 +240,11 @@ async function send(base: string, method: string, p: string, c: Call): Promise<R
     ...(c.form ? {} : { 'content-type': 'application/json' }),
     ...c.headers,
   };
-  const res = await fetch(`${base}${url}`, {
+  return fetchJson(`${base}${url}`, {
     method,
     headers,
     body: c.form ?? (c.body === undefined ? undefined : JSON.stringify(c.body)),
   });
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, body, headers: res.headers };
 }
 
 /** The vendor operation on the real-name server. */

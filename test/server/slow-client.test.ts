@@ -10,7 +10,7 @@ import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixture } from '../helpers/cas.js';
-import { newKey, post, serve, type Served } from '../helpers/server.js';
+import { jsonOrText, newKey, post, serve, type Served } from '../helpers/server.js';
 
 const SANDBOX = 'cas_sandbox_public_key';
 const SMALL = { pdf_file: readFileSync(fixture('registrar/cams-summary.pdf')).toString('base64'), password: 'ABCPM1234K' };
@@ -34,13 +34,7 @@ function trickle(url: string, key: string): { answer: Promise<Answer>; stop: () 
         let text = '';
         res.on('data', (d: Buffer) => (text += d.toString()));
         const done = (): void => {
-          let body: any = text;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            /* not JSON */
-          }
-          resolve({ status: res.statusCode ?? 0, body, headers: res.headers });
+          resolve({ status: res.statusCode ?? 0, body: jsonOrText(text), headers: res.headers });
         };
         res.on('end', done);
         res.on('error', done);
