@@ -3,7 +3,7 @@
  * table` on shipped fixtures at COLUMNS=80, 100 and 160 (and 40: a vertical layout). Every line fits
  * the width, the labels are human (no JSON keys such as `exchange_transaction_charges`), the key
  * figures are there in Indian digit grouping, numbers are right-aligned; the output is kept as a
- * snapshot (test/__snapshots__/tables.test.ts.snap). `cas fetch --parse` and `cas verify-otp
+ * snapshot (test/cli/__snapshots__/tables.test.ts.snap). `cas fetch --parse` and `cas verify-otp
  * --parse` on a real terminal (node-pty, 80, 100 and 160 columns) against a real `cas serve` with
  * the sandbox print the same tables, not JSON; on a pipe they still print one JSON document a line.
  */

@@ -114,7 +114,7 @@ describe('one job, in-process or on the pool', () => {
 
   it('stops a job that spins past its time, replaces the worker, and parses the next job', async () => {
     const t0 = Date.now();
-    // pdf.js spins on this file (PDFium reads it in ~70 ms: test/engines.test.ts), so the limit is proved on pdf.js.
+    // pdf.js spins on this file (PDFium reads it in ~70 ms: test/pdf/engines.test.ts), so the limit is proved on pdf.js.
     const stuck = await pool.run({ bytes: new Uint8Array(deepNesting()), engine: 'pdfjs', limits: { timeoutMs: 1500 } });
     // Stopped by its own 1.5 s limit, long before the pool's 60 s (the margin allows a busy machine).
     expect(Date.now() - t0).toBeLessThan(30_000);

@@ -6,7 +6,7 @@
  *
  *   npm run fuzz -- --n 20000 [--seed 7] [--cli 2000] [--jobs 2]
  *
- * Prints one summary line; exits 1 when any of those counts is not zero. test/fuzz.test.ts runs
+ * Prints one summary line; exits 1 when any of those counts is not zero. test/core/fuzz.test.ts runs
  * the same with n = 3000.
  */
 import { execFile } from 'node:child_process';

@@ -1,7 +1,7 @@
 /**
  * vitest globalSetup of the `postgres` project (vitest.config.ts): one throwaway PostgreSQL cluster
- * for the whole run (test/pg.ts), its admin URL given to the test processes as `inject('casPgUrl')`;
- * test/server-helpers.ts makes one database per data folder on it. Stopped when the run ends.
+ * for the whole run (test/helpers/pg.ts), its admin URL given to the test processes as `inject('casPgUrl')`;
+ * test/helpers/server.ts makes one database per data folder on it. Stopped when the run ends.
  */
 import type { TestProject } from 'vitest/node';
 import { startCluster } from './pg.js';

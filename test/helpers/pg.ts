@@ -21,7 +21,7 @@ const hasTools = (dir: string): boolean => TOOLS.every((t) => existsSync(path.jo
 /**
  * Directory holding initdb, pg_ctl and postgres (Debian: /usr/lib/postgresql/<major>/bin, newest
  * major; or PATH), or null. `CAS_TEST_PG_BIN` names the directory (empty or a folder without them: null);
- * `CAS_TEST_HIDE_TOOLS` naming postgres (or `all`) hides it too (test/tools.ts).
+ * `CAS_TEST_HIDE_TOOLS` naming postgres (or `all`) hides it too (test/helpers/tools.ts).
  */
 export function pgBinDir(): string | null {
   if (/(^|,)\s*(all|postgres|postgresql)\s*(,|$)/i.test(process.env.CAS_TEST_HIDE_TOOLS ?? '')) return null;

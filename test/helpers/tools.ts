@@ -24,7 +24,7 @@ const TOOLS: Record<Tool, { probe: string[]; pkg: string }> = {
   pdftotext: { probe: ['-v'], pkg: 'poppler-utils' },
   jq: { probe: ['--version'], pkg: 'jq' },
   chromium: { probe: ['--version'], pkg: 'chromium' },
-  // Debian keeps initdb/pg_ctl/postgres in /usr/lib/postgresql/<major>/bin, off PATH: test/pg.ts finds them.
+  // Debian keeps initdb/pg_ctl/postgres in /usr/lib/postgresql/<major>/bin, off PATH: test/helpers/pg.ts finds them.
   postgres: { probe: [], pkg: 'postgresql' },
 };
 
@@ -36,7 +36,7 @@ const CHROMIUM = [
   '/usr/bin/google-chrome-stable',
 ];
 
-/** The tools CAS_TEST_HIDE_TOOLS names (`all`: every one). test/pg.ts reads it too, for postgres. */
+/** The tools CAS_TEST_HIDE_TOOLS names (`all`: every one). test/helpers/pg.ts reads it too, for postgres. */
 export function hiddenTools(): Tool[] {
   const names = (process.env.CAS_TEST_HIDE_TOOLS ?? '')
     .split(',')

@@ -28,7 +28,7 @@ describe('fixture factory', () => {
   it('the manifest lists every fixture with kind, password, expected and traits', () => {
     const m = manifest();
     const pdfs = walk(FIXTURES)
-      // the sandbox set has its own manifest (fixtures/sandbox/manifest.json, test/sandbox.test.ts)
+      // the sandbox set has its own manifest (fixtures/sandbox/manifest.json, test/server/sandbox.test.ts)
       .filter((f) => f.endsWith('.pdf') && !f.startsWith('sandbox/'))
       .sort();
     expect(m.map((e) => e.path).sort()).toEqual(pdfs);

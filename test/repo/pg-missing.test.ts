@@ -1,6 +1,6 @@
 /**
  * The `postgres` project on a machine without PostgreSQL (vitest.config.ts puts this file in place of
- * the server suite): one skipped test that names the tool, and the stderr line of test/tools.ts.
+ * the server suite): one skipped test that names the tool, and the stderr line of test/helpers/tools.ts.
  */
 import { expect, it } from 'vitest';
 import { needs } from '../helpers/tools.js';

@@ -1,5 +1,5 @@
 /**
- * test/pg.ts, the throwaway PostgreSQL cluster of the tests and the bench (issue 22): it starts, makes
+ * test/helpers/pg.ts, the throwaway PostgreSQL cluster of the tests and the bench (issue 22): it starts, makes
  * databases that answer, stops (twice is fine) leaving nothing behind, and dies with the process that
  * started it even when that process is SIGKILLed.
  */

@@ -1,6 +1,6 @@
 /**
  * Issue 22, "Must show": two real `cas serve` processes on one PostgreSQL database (a throwaway
- * cluster from test/pg.ts), the same CAS_SECRET_KEY and --files-dir, their own data folders.
+ * cluster from test/helpers/pg.ts), the same CAS_SECRET_KEY and --files-dir, their own data folders.
  *
  * a. 400 concurrent parses spread over both instances on a key with 150 credits: exactly 150 answer
  *    2xx and 250 answer 402, nothing else; the balance ends at 0 and the usage log holds 150 charged

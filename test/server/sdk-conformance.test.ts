@@ -2,7 +2,7 @@
  * Issue 25: the hosted API's generated SDKs work unchanged against `cas serve`.
  *
  * Everything here is derived, at test time, from the hosted service's public OpenAPI document
- * (`../shared/reference/vendor-openapi.yaml`, kept in sync as `test/sdk-vendor-openapi.yaml`):
+ * (`../shared/reference/vendor-openapi.yaml`, kept in sync as `test/server/sdk-vendor-openapi.yaml`):
  * for every operation in it that `cas serve` implements, the request is built the way a generated
  * SDK builds it (the documented path, `x-api-key`, the JSON content type with no body where the
  * operation has none, the documented examples in bodies, arrays included, RFC 3339 date-times

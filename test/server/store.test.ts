@@ -1,11 +1,11 @@
 /**
- * The PostgreSQL store's own behaviour, on a throwaway cluster (test/pg.ts) with real `cas serve`
+ * The PostgreSQL store's own behaviour, on a throwaway cluster (test/helpers/pg.ts) with real `cas serve`
  * processes: start-up refusals (one line, the right exit code), instances starting together on a
  * fresh database, the secret-key check, a dead instance's credits refunded by the other one, the
  * per-key rate limit shared by instances, and a store outage answered 503 (not 500, no crash), /health
  * included.
  * The whole server suite also runs on PostgreSQL (vitest project `postgres`); the many-instance
- * proofs of issue 22 are in test/multi-instance.test.ts.
+ * proofs of issue 22 are in test/server/multi-instance.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
