@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import { execa } from 'execa';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { InboundWebhookPayload } from '../../src/schema/index.js';
 import { verifyWebhook } from '../../src/shared/webhook-signature.js';
 import { cas, fixture, tmpDir } from '../helpers/cas.js';
 import { dbRows, newKey, PG, post, receiver, serve, smtpPortOf, waitFor, waitForAsync, type Served } from '../helpers/server.js';
+import { selfSigned } from '../helpers/openssl.js';
 import { needs } from '../helpers/tools.js';
 
 const CAMS = readFileSync(fixture('registrar/cams-detailed.pdf'));
@@ -341,31 +341,12 @@ describe('message size cap', () => {
 const openssl = needs('openssl');
 describe.skipIf(openssl.skip)(`SMTP STARTTLS and inbound link expiry${openssl.note}`, () => {
   it('with a certificate: STARTTLS is offered, plain MAIL FROM is refused (530) when TLS is required, links expire', async () => {
-    const dir = tmpDir();
-    const keyFile = path.join(dir, 'smtp.key');
-    const certFile = path.join(dir, 'smtp.crt');
-    const made = await execa(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        keyFile,
-        '-out',
-        certFile,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      ],
-      { reject: false },
-    );
-    expect(made.exitCode, made.stderr).toBe(0);
+    const { keyFile, certFile } = selfSigned(tmpDir(), {
+      name: 'smtp',
+      subject: '/CN=localhost',
+      days: 1,
+      altNames: 'DNS:localhost,IP:127.0.0.1',
+    });
     const tls = await serve(undefined, ['--smtp-port', '0', '--inbound-domain', 'in.cas.test'], {
       CAS_DNS_OFFLINE: '1',
       CAS_SMTP_TLS_KEY: keyFile,

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +15,7 @@ import {
 } from '../../src/schema/index.js';
 import { cas, tmpDir } from '../helpers/cas.js';
 import { newKey, post, serve, type Served } from '../helpers/server.js';
+import { runOpenssl, selfSigned } from '../helpers/openssl.js';
 import { needs } from '../helpers/tools.js';
 
 const openssl = needs('openssl');
@@ -23,24 +23,8 @@ const openssl = needs('openssl');
 /** A CA and a signing certificate made in the test with openssl. */
 function certificates(): { key: string; cert: string } {
   const d = tmpDir('cas-pki-');
-  const o = (args: string[]): void => {
-    execFileSync('openssl', args, { cwd: d, stdio: 'ignore' });
-  };
-  o([
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-subj',
-    '/C=IN/O=Test Certifying Authority/CN=Test CA 2026',
-    '-days',
-    '30',
-  ]);
+  const o = (args: string[]): void => runOpenssl(d, args);
+  selfSigned(d, { name: 'ca', subject: '/C=IN/O=Test Certifying Authority/CN=Test CA 2026', days: 30 });
   o([
     'req',
     '-new',
