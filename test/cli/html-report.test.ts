@@ -11,12 +11,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import * as pty from 'node-pty';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { ContractNote, ParsedStatement } from '../../src/schema/index.js';
 import { renderHtmlReport } from '../../src/cli/render-html.js';
 import { BIN, cas, cleanEnv, expectedJson, fixture, ROOT, tmpDir } from '../helpers/cas.js';
+import { launchChromium, openPage } from '../helpers/chromium.js';
 import { needs, toolPath } from '../helpers/tools.js';
 
 const chromium = needs('chromium');
@@ -41,26 +41,6 @@ function expectedClasses(d: ParsedStatement): number {
   for (const f of d.mutual_funds) for (const s of f.schemes) add(`mf:${s.type}`, s.value);
   for (const n of d.nps) for (const f of n.funds) add('nps', f.value);
   return [...values.values()].filter((v) => v > 0).length;
-}
-
-/** Open a page and record everything that went wrong on it: console errors, page errors, failed or outside requests. */
-async function open(browser: Browser, file: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
-  page.on('request', (r) => {
-    if (!/^(file|data):/.test(r.url())) problems.push(`request to the network: ${r.url()}`);
-  });
-  page.on('dialog', (d) => {
-    problems.push(`dialog: ${d.message()}`);
-    void d.dismiss();
-  });
-  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
-  return { page, problems };
 }
 
 describe('cas parse --format: how it sits with --json, --csv and the terminal', () => {
@@ -123,18 +103,7 @@ describe.skipIf(chromium.skip)(`cas parse --format html in headless Chromium${ch
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: toolPath('chromium')!,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium(toolPath('chromium')!);
   });
   afterAll(async () => {
     await browser?.close();
@@ -155,7 +124,7 @@ describe.skipIf(chromium.skip)(`cas parse --format html in headless Chromium${ch
       expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; [^"]*">/);
       expect(html).not.toMatch(/<script|<link|<iframe|@import|url\(|\b(src|href)="(?!#)/i);
 
-      const { page, problems } = await open(browser, out);
+      const { page, problems } = await openPage(browser, out);
       const text = await page.innerText('body');
       if ('meta' in json) {
         expect(text).toContain(json.investor.name);
@@ -211,7 +180,7 @@ describe.skipIf(chromium.skip)(`cas parse --format html in headless Chromium${ch
       fixture('contract_note/broker_b.pdf'),
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
-    const { page, problems } = await open(browser, out);
+    const { page, problems } = await openPage(browser, out);
     expect(await page.$$eval('section.statement', (s) => s.length)).toBe(2);
     // Named by the file, never by the folders it was in.
     expect(await page.$$eval('nav a', (as) => as.map((a) => a.textContent))).toEqual([
@@ -230,7 +199,7 @@ describe.skipIf(chromium.skip)(`cas parse --format html in headless Chromium${ch
     d.investor.name = `O'Brien & <b>Sons</b>`;
     const file = path.join(dir, 'hostile.html');
     writeFileSync(file, renderHtmlReport([{ file: 'statement "<i>x</i>".pdf', data: d }]));
-    const { page, problems } = await open(browser, file);
+    const { page, problems } = await openPage(browser, file);
     const text = await page.innerText('body');
     expect(text).toContain(evil);
     expect(text).toContain(`O'Brien & <b>Sons</b>`);

@@ -10,9 +10,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { cas, fixture, ROOT, tmpDir } from '../helpers/cas.js';
+import { launchChromium, openPage } from '../helpers/chromium.js';
 import { Portfolio } from '../../src/schema/portfolio.js';
 import { renderPortfolioHtml } from '../../src/cli/render-html.js';
 
@@ -23,21 +23,6 @@ const FILES = ['registrar/kfintech-detailed.pdf', 'depository_a/cdsl-cas.pdf'].m
 
 const rupees = (v: number): string =>
   `${v < 0 ? '-' : ''}₹${Math.abs(v).toLocaleString('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-
-async function open(browser: Browser, file: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
-  page.on('request', (r) => {
-    if (!/^(file|data):/.test(r.url())) problems.push(`request to the network: ${r.url()}`);
-  });
-  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
-  return { page, problems };
-}
 
 describe('cas portfolio --format html: where the page goes', () => {
   it('on a pipe the page goes to stdout; --json with --format html is a usage error', async () => {
@@ -58,18 +43,7 @@ describe.skipIf(Boolean(noChromium))(
 
     beforeAll(async () => {
       mkdirSync(ARTIFACTS, { recursive: true });
-      const { chromium } = await import('playwright-core');
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-        ],
-      });
+      browser = await launchChromium(CHROMIUM);
     });
     afterAll(async () => {
       await browser?.close();
@@ -88,7 +62,7 @@ describe.skipIf(Boolean(noChromium))(
       expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; [^"]*">/);
       expect(html).not.toMatch(/<script|<link|<iframe|@import|url\(|\b(src|href)="(?!#)/i);
 
-      const { page, problems } = await open(browser, out);
+      const { page, problems } = await openPage(browser, out);
       const text = await page.innerText('body');
       expect(text).toContain(p.investors[0].name);
       expect(text).toContain(rupees(p.totals.value));
@@ -134,7 +108,7 @@ describe.skipIf(Boolean(noChromium))(
       p.totals.by_amc[0].amc = `"><svg onload=alert(3)>`;
       const file = path.join(dir, 'hostile.html');
       writeFileSync(file, renderPortfolioHtml(p));
-      const { page, problems } = await open(browser, file);
+      const { page, problems } = await openPage(browser, file);
       expect(await page.innerText('body')).toContain(evil);
       expect(await page.$$eval('script, img, main svg svg', (els) => els.length)).toBe(0);
       await page.close();
