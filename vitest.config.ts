@@ -1,32 +1,33 @@
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { pgBinDir } from './test/pg.js';
+import { pgBinDir } from './test/helpers/pg.js';
 
 /**
  * The server suite on PostgreSQL (issue 22): the test files that start `cas serve` (through
- * test/server-helpers.ts) and exercise its store run a second time, with CAS_TEST_STORE=postgres, on one
- * throwaway cluster for the run (test/pg-setup.ts), one database per data folder. Left out (SQLite only):
+ * test/helpers/server.ts) and exercise its store run a second time, with CAS_TEST_STORE=postgres, on one
+ * throwaway cluster for the run (test/helpers/pg-setup.ts), one database per data folder. Left out (SQLite only):
  * files whose servers use no stored state beyond start-up or test something else through them:
  * openapi (the route table and document), registry (format registry: sandbox-key answers), tables
  * (terminal rendering of `cas fetch --parse`), commands (CLI completion; its two server tests repeat
  * inbound's routes), and the CLI, parser and PDF files that start no server.
  */
 export const POSTGRES_FILES = [
-  'test/server.test.ts',
-  'test/retrieval.test.ts',
-  'test/verification.test.ts',
-  'test/locker.test.ts',
-  'test/inbound.test.ts',
-  'test/inbox.test.ts',
-  'test/sandbox.test.ts',
-  'test/security.test.ts',
-  'test/ssrf.test.ts',
-  'test/gains-server.test.ts',
-  'test/sdk-conformance.test.ts',
-  'test/exit-codes.test.ts',
-  'test/hostile.test.ts',
-  'test/load.test.ts',
-  'test/portfolio-server.test.ts',
+  'test/server/server.test.ts',
+  'test/server/retrieval.test.ts',
+  'test/server/verification.test.ts',
+  'test/server/locker.test.ts',
+  'test/server/inbound.test.ts',
+  'test/server/inbox.test.ts',
+  'test/server/sandbox.test.ts',
+  'test/server/security.test.ts',
+  'test/server/ssrf.test.ts',
+  'test/server/gains-server.test.ts',
+  'test/server/sdk-conformance.test.ts',
+  'test/cli/exit-codes.test.ts',
+  'test/server/hostile.test.ts',
+  'test/server/load.test.ts',
+  'test/server/portfolio-server.test.ts',
+  'test/server/slow-client.test.ts',
 ];
 
 /**
@@ -37,13 +38,13 @@ export const POSTGRES_FILES = [
 class LongFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const long = (f: TestSpecification): boolean => /test\/(layouts[^/]*|fuzz)\.test\.ts$/.test(f.moduleId);
+    const long = (f: TestSpecification): boolean => /test\/(layouts\/[^/]*|core\/fuzz)\.test\.ts$/.test(f.moduleId);
     return [...sorted.filter(long), ...sorted.filter((f) => !long(f))];
   }
 }
 
 /** Without PostgreSQL the project holds one skipped test that names the missing tool. */
-const MISSING = 'test/pg-missing.test.ts';
+const MISSING = 'test/repo/pg-missing.test.ts';
 const havePostgres = pgBinDir() !== null;
 
 export default defineConfig({
@@ -65,7 +66,7 @@ export default defineConfig({
           name: 'postgres',
           include: havePostgres ? POSTGRES_FILES : [MISSING],
           env: { CAS_TEST_STORE: 'postgres' },
-          globalSetup: havePostgres ? ['test/pg-setup.ts'] : [],
+          globalSetup: havePostgres ? ['test/helpers/pg-setup.ts'] : [],
         },
       },
     ],

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { engineFromSigns } from './probe.mjs';
 import { batchOf, statementOf, statementsDir } from './statements.js';
-import { pgBinDir, startCluster } from '../test/pg.js';
+import { pgBinDir, startCluster } from '../test/helpers/pg.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'cas.js');
@@ -580,7 +580,7 @@ async function measure(
 }
 
 /**
- * Issue 22: `cas serve` on PostgreSQL (a throwaway cluster, test/pg.ts) with one instance and with two
+ * Issue 22: `cas serve` on PostgreSQL (a throwaway cluster, test/helpers/pg.ts) with one instance and with two
  * on the same database (same key, CAS_SECRET_KEY and --files-dir), beside one on SQLite, all started
  * at once and measured one after the other, route by route, so the three see the same machine. One
  * PostgreSQL instance is the first of the two alone (the other idles). Two instances: two autocannon

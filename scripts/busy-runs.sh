@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
 loops=${LOOPS:-2}
 files=("$@")
-[ ${#files[@]} -gt 0 ] || files=(test/load.test.ts test/hostile.test.ts test/store.test.ts test/multi-instance.test.ts)
+[ ${#files[@]} -gt 0 ] || files=(test/server/load.test.ts test/server/hostile.test.ts test/server/store.test.ts test/server/multi-instance.test.ts)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; }
 trap cleanup EXIT

@@ -5,7 +5,7 @@
  * choices and completions, the server's parse endpoints and its OpenAPI document, the schema enums
  * (src/schema: `BrokerType`, `CasType`, `DematType`, `StatementSource` are built from the ids
  * here), the real-dialect names, and the layout families and fixtures of the tests
- * (test/registry.test.ts checks each of them against this file).
+ * (test/formats/registry.test.ts checks each of them against this file).
  *
  * Pure data with no imports beyond its own folder (no parser, pdf.js or zod), so that `cas --help`
  * can read it cheaply. The parse functions and detection rules sit beside each parser and are keyed

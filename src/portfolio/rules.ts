@@ -1,7 +1,7 @@
 /**
  * The rules that decide the number: which printed rows are cash flows of the investor, and with
  * which sign (money from the investor negative, money to the investor positive). docs/portfolio.md
- * states them for readers; test/portfolio-xirr.test.ts works each one by hand.
+ * states them for readers; test/portfolio/portfolio-xirr.test.ts works each one by hand.
  *
  * - Purchases, SIPs, switch-ins (merger switch-ins too): money in, `-amount`.
  * - Redemptions, switch-outs (merger too): the statements print them negative; money out, `-amount`.

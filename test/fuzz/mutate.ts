@@ -3,19 +3,7 @@
  * (numbers made huge, negative or zero; names swapped; delimiters and references broken) and
  * stream mutations (contents overwritten, cut, zeroed; /Length lied about). Same seed, same files.
  */
-export type Rng = () => number;
-
-/** mulberry32: a small, fast, seeded generator. */
-export function rng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import type { Rng } from '../helpers/prng.js';
 
 const int = (r: Rng, n: number): number => Math.floor(r() * n);
 const pick = <T>(r: Rng, xs: readonly T[]): T => xs[int(r, xs.length)];

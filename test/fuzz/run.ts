@@ -6,7 +6,7 @@
  *
  *   npm run fuzz -- --n 20000 [--seed 7] [--cli 2000] [--jobs 2]
  *
- * Prints one summary line; exits 1 when any of those counts is not zero. test/fuzz.test.ts runs
+ * Prints one summary line; exits 1 when any of those counts is not zero. test/core/fuzz.test.ts runs
  * the same with n = 3000.
  */
 import { execFile } from 'node:child_process';
@@ -14,7 +14,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { anatomy, mutate, rng, type Anatomy, type MutationKind } from './mutate.js';
+import { rng } from '../helpers/prng.js';
+import { anatomy, mutate, type Anatomy, type MutationKind } from './mutate.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURES = path.join(ROOT, 'fixtures');

@@ -11,9 +11,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { describeFailure, loadFamilies, RENDERERS, runFamily } from './harness.js';
-import { needs } from '../tools.js';
+import { needs } from '../helpers/tools.js';
 
-/** Which test file runs which families (every family in exactly one; test/layouts.test.ts checks it). */
+/** Which test file runs which families (every family in exactly one; test/layouts/layouts.test.ts checks it). */
 export const GROUPS: Record<string, string[]> = {
   registrar: ['registrar-detailed', 'registrar-summary'],
   depository: ['depository-a', 'depository-b'],

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import zlib from 'node:zlib';
-import { fixture } from '../helpers.js';
+import { fixture } from '../helpers/cas.js';
 
 /** A one-page PDF with a correct xref table whose page content is `content` (already encoded with `filter`). */
 export function onePagePdf(content: Buffer, filter = '/FlateDecode'): Buffer {

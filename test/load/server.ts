@@ -6,7 +6,7 @@
  */
 import { execa, type ResultPromise } from 'execa';
 import { readFileSync } from 'node:fs';
-import { BIN, cleanEnv } from '../helpers.js';
+import { BIN, cleanEnv } from '../helpers/cas.js';
 
 export interface Incarnation {
   pid: number;

@@ -11,7 +11,7 @@ import { planParse, type ParseFlags } from '../parse/plan.js';
 import { renderParse } from '../parse/render.js';
 import { runJobs } from '../parse/run.js';
 
-/** The brokers `--broker` names (kept for test/schema.test.ts; the registry's BROKER_IDS). */
+/** The brokers `--broker` names (kept for test/schema/schema.test.ts; the registry's BROKER_IDS). */
 export const KNOWN_BROKERS = BROKER_IDS;
 
 export async function runParse(ctx: Context, flags: ParseFlags, mode: 'parse' | 'smart'): Promise<Result> {

@@ -215,7 +215,8 @@ export class ScripSummaryReader {
     if (
       this.open &&
       !this.open.sub &&
-      (normText(this.open.name) === normText(name) || (this.open.printed !== printed && compact(this.open.printed).startsWith(compact(printed))))
+      (normText(this.open.name) === normText(name) ||
+        (this.open.printed !== printed && compact(this.open.printed).startsWith(compact(printed))))
     ) {
       this.open.rows.push(r);
       this.last = { row: r, printed, block: this.open, prefix: normText(this.open.name) !== normText(name) };
@@ -244,7 +245,15 @@ export class ScripSummaryReader {
   private detach(last: { row: Row; block: ScripBlock }, printed: string, words: string[]): void {
     const open = last.block;
     open.rows.splice(open.rows.indexOf(last.row), 1);
-    const b: ScripBlock = { ...nameOf(last.row.label), segment: open.segment, printed, page: last.row.line.page, x0: open.x0, rows: [last.row], sub: null };
+    const b: ScripBlock = {
+      ...nameOf(last.row.label),
+      segment: open.segment,
+      printed,
+      page: last.row.line.page,
+      x0: open.x0,
+      rows: [last.row],
+      sub: null,
+    };
     extendName(b, words);
     const same = this.blocks.find((x) => !x.sub && x !== open && compact(x.printed) === compact(printed));
     if (same) same.rows.push(last.row);
@@ -332,14 +341,17 @@ function subTotalProblems(b: ScripBlock, bq: number, sq: number, net: number): s
   const problems: string[] = [];
   if (!b.sub) return problems;
   const s = b.sub.v;
-  if (s.bought !== undefined && Math.abs(s.bought - bq) > 1e-6) problems.push(`quantity bought ${bq} in its rows, ${s.bought} in its sub total`);
+  if (s.bought !== undefined && Math.abs(s.bought - bq) > 1e-6)
+    problems.push(`quantity bought ${bq} in its rows, ${s.bought} in its sub total`);
   if (s.sold !== undefined && Math.abs(s.sold - sq) > 1e-6) problems.push(`quantity sold ${sq} in its rows, ${s.sold} in its sub total`);
-  if (s.net !== undefined && Math.abs(s.net - net) > 0.011 * b.rows.length) problems.push(`net amount ${net} in its rows, ${s.net} in its sub total`);
+  if (s.net !== undefined && Math.abs(s.net - net) > 0.011 * b.rows.length)
+    problems.push(`net amount ${net} in its rows, ${s.net} in its sub total`);
   return problems;
 }
 
 /** Segment words of the derivatives segments, and of the cash segment. */
-const DERIV_SEGMENT = /^(derivatives?|f&o|fo|futures?|options?|currency|commodity|nfo|bfo|mcx|cds|ncdex|(nse|bse|msei)-?(fo|f&o|currency|cds))$/i;
+const DERIV_SEGMENT =
+  /^(derivatives?|f&o|fo|futures?|options?|currency|commodity|nfo|bfo|mcx|cds|ncdex|(nse|bse|msei)-?(fo|f&o|currency|cds))$/i;
 const CASH_SEGMENT = /^(equity|cash|mtf|nse|bse|(nse|bse|msei)-?(cash|eq|cm))$/i;
 /** A contract's description: an instrument type, an expiry date, CE / PE. */
 const CONTRACT = /\b(fut|futidx|futstk|futcur|futcom|optidx|optstk|optcur|ce|pe)\b|\d{2}[a-z]{3}\d{2,4}/i;
@@ -375,7 +387,15 @@ export function scripToDerivatives(b: ScripBlock): { rows: Deriv[]; problems: st
       list.reduce((a, r) => a + (r.v.net ?? 0), 0),
       2,
     );
-    rows.push({ contract_description: b.name, buy_sell_bf_cf: side, quantity: qty, wap_per_unit: r4(gross / qty), closing_rate_per_unit: null, brokerage_per_unit: r4(brokerage / qty), net_total: total });
+    rows.push({
+      contract_description: b.name,
+      buy_sell_bf_cf: side,
+      quantity: qty,
+      wap_per_unit: r4(gross / qty),
+      closing_rate_per_unit: null,
+      brokerage_per_unit: r4(brokerage / qty),
+      net_total: total,
+    });
     if (side === 'buy') bq = qty;
     else sq = qty;
     net += total;

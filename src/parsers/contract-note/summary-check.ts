@@ -164,7 +164,10 @@ export function reconcileDerivatives(rows: Deriv[], pages: number[], trades: Tra
     const where = `${d.contract_description} (derivatives summary, page ${pages[k] ?? '?'})`;
     const q = side.reduce((a, t) => a + t.quantity, 0);
     if (Math.abs(q - d.quantity) > 1e-6) {
-      out.push({ code: 'SummaryMismatch', message: `${where}: quantity ${d.buy_sell_bf_cf === 'buy' ? 'bought' : 'sold'} ${d.quantity}, the trades add up to ${q}` });
+      out.push({
+        code: 'SummaryMismatch',
+        message: `${where}: quantity ${d.buy_sell_bf_cf === 'buy' ? 'bought' : 'sold'} ${d.quantity}, the trades add up to ${q}`,
+      });
       return;
     }
     const value = d.quantity * d.wap_per_unit;

@@ -189,7 +189,9 @@ export function transactionOf(f: RecFields, key: Line): Transaction | null {
   const order = k >= 0 ? words[k] : words.join(' ') || null;
   const spill = (part: string[]): string => (k >= 0 ? part.join(' ') : '');
   // depository_b's `Transactions` tab: `Instruction Details` (`Issuer Instruction (Corporate Action)`) follow the description.
-  const main = [spill(words.slice(k + 1)), f.text.desc ?? f.text.name ?? '', spill(words.slice(0, Math.max(k, 0)))].filter(Boolean).join(' ');
+  const main = [spill(words.slice(k + 1)), f.text.desc ?? f.text.name ?? '', spill(words.slice(0, Math.max(k, 0)))]
+    .filter(Boolean)
+    .join(' ');
   const desc = [main, f.text.instruction ?? ''].filter(Boolean).join(' - ');
   const t = dematTransaction(date, desc, order, num(f, 'credit'), num(f, 'debit'), num(f, 'balance'));
   const open = num(f, 'open');

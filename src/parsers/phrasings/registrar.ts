@@ -4,7 +4,7 @@
  * transaction type it means, and the registrar that prints it when only one does. The first
  * matching phrasing wins, so the more specific ones come first (a reversal before a redemption,
  * a systematic transfer before a systematic investment). `examples` are descriptions as printed;
- * test/phrasings.test.ts classifies every one of them.
+ * test/parsers/phrasings.test.ts classifies every one of them.
  */
 import type { Phrasing } from './types.js';
 

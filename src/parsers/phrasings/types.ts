@@ -11,6 +11,6 @@ export interface Phrasing {
   type: TransactionType;
   /** The registrar that prints this phrasing when only one does (then it applies to its statements, or when the registrar is not known). */
   registrar?: 'CAMS' | 'KFINTECH';
-  /** Descriptions as printed (test/phrasings.test.ts classifies each). */
+  /** Descriptions as printed (test/parsers/phrasings.test.ts classifies each). */
   examples: readonly string[];
 }

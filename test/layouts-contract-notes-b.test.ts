@@ -1,4 +1,0 @@
-/** The layout property suite (issue 16), the contract-notes-b group (test/layouts/suite.ts says how and why). */
-import { layoutSuite } from './layouts/suite.js';
-
-await layoutSuite('contract-notes-b');

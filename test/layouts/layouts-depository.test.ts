@@ -1,0 +1,4 @@
+/** The layout property suite (issue 16), the depository group (test/layouts/suite.ts says how and why). */
+import { layoutSuite } from './suite.js';
+
+await layoutSuite('depository');

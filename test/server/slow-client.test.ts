@@ -1,0 +1,265 @@
+/**
+ * Slow request bodies (issue 32.1) against a real `cas serve`: an attacker holding the server's 8
+ * upload slots with bodies trickled a byte at a time, from the public sandbox key and from a key
+ * with 0 credits, no longer locks paying keys out. The 0-credit key is refused (402) before its body
+ * is read, the sandbox key has a small upload cap of its own, and a body that does not arrive within
+ * the body deadline (CAS_BODY_TIMEOUT_SECONDS) or arrives slower than CAS_BODY_MIN_RATE is answered
+ * 408 in SPEC's error shape, freeing its slot. Outcomes are awaited, never timed.
+ */
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fixture } from '../helpers/cas.js';
+import { PG, databaseUrl, jsonOrText, newKey, post, serve, type Served } from '../helpers/server.js';
+
+const SANDBOX = 'cas_sandbox_public_key';
+const SMALL = { pdf_file: readFileSync(fixture('registrar/cams-summary.pdf')).toString('base64'), password: 'ABCPM1234K' };
+
+interface Answer {
+  status: number;
+  body: any;
+  headers: http.IncomingHttpHeaders;
+}
+
+/** A JSON parse upload that announces 100 kB and sends one byte every 300 ms until answered. */
+function trickle(url: string, key: string): { answer: Promise<Answer>; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let req!: http.ClientRequest;
+  const answer = new Promise<Answer>((resolve) => {
+    req = http.request(
+      new URL('/v4/smart/parse', url),
+      { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': '100000' } },
+      (res) => {
+        clearInterval(timer);
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        const done = (): void => {
+          resolve({ status: res.statusCode ?? 0, body: jsonOrText(text), headers: res.headers });
+        };
+        res.on('end', done);
+        res.on('error', done);
+      },
+    );
+    req.on('error', () => {
+      clearInterval(timer);
+      resolve({ status: 0, body: null, headers: {} });
+    });
+    req.write('{"pdf_file":"');
+    timer = setInterval(() => req.write('A'), 300);
+  });
+  return {
+    answer,
+    stop: () => {
+      clearInterval(timer);
+      req.destroy();
+    },
+  };
+}
+
+/** A paying parse of the small statement. */
+async function parse(url: string, key: string): Promise<Answer> {
+  const r = await post(url, '/v4/smart/parse', { key, json: SMALL });
+  return { status: r.status, body: r.body, headers: Object.fromEntries(r.headers) };
+}
+
+/** Ask until `fn` gives an answer `ok` accepts (or the generous deadline passes): the outcome, not a timing. */
+async function until(fn: () => Promise<Answer>, ok: (a: Answer) => boolean, ms = 20_000): Promise<Answer> {
+  const t0 = Date.now();
+  for (;;) {
+    const a = await fn();
+    if (ok(a) || Date.now() - t0 > ms) return a;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const open: Served[] = [];
+const trickles: { stop: () => void }[] = [];
+afterAll(async () => {
+  for (const t of trickles) t.stop();
+  await Promise.all(open.map((s) => s.stop()));
+});
+
+describe('slow request bodies (32.1)', { timeout: 240_000 }, () => {
+  it('the sandbox key and a 0-credit key trickling 8 uploads cannot lock a paying key out; the trickles get 408', async () => {
+    const s = await serve(undefined, [], { CAS_BODY_TIMEOUT_SECONDS: '4' });
+    open.push(s);
+    const broke = await newKey(s.dataDir, ['--credits', '0']);
+    const payer = await newKey(s.dataDir, ['--credits', '5']);
+    // The attack: four trickled uploads on each key (the per-key cap), eight in all (the server's cap).
+    const sandbox = [0, 1, 2, 3].map(() => trickle(s.url, SANDBOX));
+    const unpaid = [0, 1, 2, 3].map(() => trickle(s.url, broke));
+    trickles.push(...sandbox, ...unpaid);
+
+    // The 0-credit key is refused before its body is read.
+    for (const t of unpaid) {
+      const a = await t.answer;
+      expect(a.status).toBe(402);
+      expect(a.body).toEqual({ status: 'failed', msg: expect.stringMatching(/^insufficient credits/) });
+      t.stop();
+    }
+    // A paying key is served while the sandbox trickles are still arriving.
+    const paid = await until(
+      () => parse(s.url, payer),
+      (a) => a.status === 200,
+    );
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body.investor).toBeTruthy();
+
+    // The sandbox key holds at most its own cap (2); the others are refused at once, the held ones
+    // answered 408 at the body deadline, in SPEC's error shape with the security headers.
+    const answers = await Promise.all(sandbox.map((t) => t.answer));
+    const codes = answers.map((a) => a.status).sort();
+    expect(codes).toEqual([408, 408, 429, 429]);
+    for (const a of answers.filter((x) => x.status === 429))
+      expect(a.body.msg).toMatch(/too many uploads in flight for the sandbox key \(at most 2\)/);
+    for (const a of answers.filter((x) => x.status === 408)) {
+      expect(a.body).toEqual({ status: 'failed', msg: 'the request body did not arrive within 4 s' });
+      expect(a.headers['x-content-type-options']).toBe('nosniff');
+      expect(a.headers['cache-control']).toBe('no-store');
+    }
+    expect((await post(s.url, '/v1/credits', { key: payer })).body).toMatchObject({ used: 1, remaining: 4 });
+    expect(s.log()).not.toMatch(/\n\s+at /);
+  });
+
+  it('paying keys filling all 8 slots with trickles: the deadline answers them 408, frees the slots and charges nothing', async () => {
+    const s = await serve(undefined, [], { CAS_BODY_TIMEOUT_SECONDS: '3' });
+    open.push(s);
+    const [a, b] = await Promise.all([0, 1].map(() => newKey(s.dataDir, ['--credits', '5'])));
+    // The probing key asks until the slots are all taken; every probe that comes first is parsed
+    // and paid (a busy PostgreSQL run spent 5 credits before the eighth trickle was in).
+    const c = await newKey(s.dataDir, ['--credits', '1000']);
+    const held = [a, a, a, a, b, b, b, b].map((k) => trickle(s.url, k));
+    trickles.push(...held);
+    // Every slot taken: the next upload is refused for now.
+    const busy = await until(
+      () => parse(s.url, c),
+      (x) => x.status === 503,
+    );
+    expect(busy.status).toBe(503);
+    const answers = await Promise.all(held.map((t) => t.answer));
+    expect(answers.map((x) => x.status)).toEqual(Array(8).fill(408));
+    // The slots are free again.
+    const served = await until(
+      () => parse(s.url, c),
+      (x) => x.status === 200,
+    );
+    expect(served.status).toBe(200);
+    for (const k of [a, b]) expect((await post(s.url, '/v1/credits', { key: k })).body).toMatchObject({ used: 0, remaining: 5 });
+  });
+
+  it('a body arriving slower than CAS_BODY_MIN_RATE is answered 408 before the whole-body deadline', async () => {
+    const s = await serve(undefined, [], { CAS_BODY_TIMEOUT_SECONDS: '600', CAS_BODY_MIN_RATE: '1000' });
+    open.push(s);
+    const k = await newKey(s.dataDir, ['--credits', '5']);
+    const t = trickle(s.url, k);
+    trickles.push(t);
+    const x = await t.answer;
+    expect(x.status).toBe(408);
+    expect(x.body).toEqual({ status: 'failed', msg: 'the request body is arriving slower than 1000 bytes per second' });
+    expect((await post(s.url, '/v1/credits', { key: k })).body).toMatchObject({ used: 0, remaining: 5 });
+  });
+
+  it('body settings are checked at start-up', async () => {
+    const { cas, tmpDir } = await import('../helpers/cas.js');
+    for (const [name, v] of [
+      ['CAS_BODY_TIMEOUT_SECONDS', '0'],
+      ['CAS_BODY_MIN_RATE', 'fast'],
+      ['CAS_SANDBOX_MAX_UPLOADS', '0'],
+      ['CAS_MAX_FAILED_PARSES', '-1'],
+    ]) {
+      const r = await cas(['serve', '--port', '0', '--data-dir', tmpDir()], { env: { [name]: v } });
+      expect(r.exitCode, name).toBe(2);
+      expect(r.stderr).toContain(name);
+    }
+  });
+});
+
+/**
+ * A multipart upload (its body is read by the handler, after the credit is reserved) that sends
+ * its headers and the start of its file part, then nothing: the body deadline answers it.
+ */
+function stalledUpload(url: string, key: string): { answer: Promise<Answer>; closed: Promise<void>; stop: () => void } {
+  const b = 'casboundary';
+  const head = `--${b}\r\nContent-Disposition: form-data; name="pdf_file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n`;
+  let req!: http.ClientRequest;
+  let closed!: () => void;
+  const whenClosed = new Promise<void>((r) => (closed = r));
+  const answer = new Promise<Answer>((resolve) => {
+    req = http.request(
+      new URL('/v4/smart/parse', url),
+      { method: 'POST', headers: { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${b}`, 'content-length': '200000' } },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: jsonOrText(text), headers: res.headers }));
+        res.on('error', () => resolve({ status: res.statusCode ?? 0, body: null, headers: res.headers }));
+      },
+    );
+    req.on('error', () => resolve({ status: 0, body: null, headers: {} }));
+    req.on('close', () => closed());
+    req.write(head);
+  });
+  return { answer, closed: whenClosed, stop: () => req.destroy() };
+}
+
+/**
+ * Answers begun while the store is slow (busy-machine runs of test/load.test.ts found both). A
+ * PostgreSQL lock held by the test stands in for the busy store: it makes the store's step wait for
+ * as long as the test says, so the body deadline fires in the middle of it.
+ */
+describe.skipIf(!PG)('the body deadline against a slow store (PostgreSQL)', { timeout: 240_000 }, () => {
+  async function locked(dataDir: string, sql: string): Promise<{ release: () => Promise<void> }> {
+    const { default: pg } = await import('pg');
+    const c = new pg.Client({ connectionString: (await databaseUrl(dataDir))! });
+    await c.connect();
+    await c.query('BEGIN');
+    await c.query(sql);
+    return {
+      release: async () => {
+        await c.query('COMMIT');
+        await c.end();
+      },
+    };
+  }
+  const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+  it('a refusal still being logged when the deadline passes keeps its own status (it was answered 408 with the refusal body)', async () => {
+    const s = await serve(undefined, [], { CAS_BODY_TIMEOUT_SECONDS: '2' });
+    open.push(s);
+    const broke = await newKey(s.dataDir, ['--credits', '0']);
+    const lock = await locked(s.dataDir, 'LOCK TABLE usage_log IN EXCLUSIVE MODE');
+    const t = trickle(s.url, broke);
+    trickles.push(t);
+    // The 402 is sent before the body is read; its usage row waits for the lock past the 2 s deadline.
+    await sleep(5000);
+    await lock.release();
+    const a = await t.answer;
+    t.stop();
+    expect(a.status, JSON.stringify(a.body)).toBe(402);
+    expect(a.body).toEqual({ status: 'failed', msg: expect.stringMatching(/^insufficient credits/) });
+  });
+
+  it('a credit reserved while the deadline answered the upload is given back (it stayed held until a restart)', async () => {
+    const s = await serve(undefined, [], { CAS_BODY_TIMEOUT_SECONDS: '2' });
+    open.push(s);
+    const k = await newKey(s.dataDir, ['--credits', '3']);
+    // The reservation's UPDATE waits for the key's row; the deadline answers 408 meanwhile.
+    const lock = await locked(s.dataDir, 'SELECT id FROM api_keys FOR UPDATE');
+    const u = stalledUpload(s.url, k);
+    trickles.push(u);
+    const a = await u.answer;
+    expect(a.status, JSON.stringify(a.body)).toBe(408);
+    await u.closed;
+    // Only now may the reservation complete: its request is answered and its connection gone.
+    await lock.release();
+    const credits = await until(
+      async () => {
+        const r = await post(s.url, '/v1/credits', { key: k });
+        return { status: r.status, body: r.body, headers: {} };
+      },
+      (x) => x.body?.remaining === 3,
+    );
+    expect(credits.body).toMatchObject({ used: 0, remaining: 3 });
+    expect(s.log()).not.toMatch(/\n\s+at /);
+  });
+});
