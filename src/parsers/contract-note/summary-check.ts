@@ -116,24 +116,36 @@ export function reconcile(rows: Equity[], pages: number[], trades: Trade[]): Par
       ['B', e.buy_quantity, e.buy_total_value, 'bought'],
       ['S', e.sell_quantity, e.sell_total_value, 'sold'],
     ] as const) {
-      const side = list.filter((t) => t.buy_sell === bs);
-      const q = side.reduce((a, t) => a + t.quantity, 0);
-      if (Math.abs(q - qty) > 1e-6) {
-        out.push({ code: 'SummaryMismatch', message: `${where}: quantity ${word} ${qty}, the trades add up to ${q}` });
-        continue;
-      }
-      if (!side.length || !value) continue;
-      const net = side.reduce((a, t) => a + Math.abs(t.net_total), 0);
-      const gross = grossOf(side, bs);
-      const tol = 0.011 * (side.length + 1) + value * 5e-5;
-      if (Math.abs(net - value) > tol && !gross.some((g) => Math.abs(g - value) <= tol))
-        out.push({
-          code: 'SummaryMismatch',
-          message: `${where}: value ${word} ${value}, the trades add up to ${round(net, 2)} (net) or ${round(gross[0], 2)} (gross)`,
-        });
+      const w = sideMismatch(
+        where,
+        word,
+        list.filter((t) => t.buy_sell === bs),
+        bs,
+        qty,
+        value,
+      );
+      if (w) out.push(w);
     }
   });
   return out;
+}
+
+/**
+ * One side of a summary row against its trades: the quantity must be theirs, the value their net
+ * or gross value, to a cent a trade.
+ */
+function sideMismatch(where: string, word: string, side: Trade[], bs: 'B' | 'S', qty: number, value: number): ParseWarning | null {
+  const q = side.reduce((a, t) => a + t.quantity, 0);
+  if (Math.abs(q - qty) > 1e-6) return { code: 'SummaryMismatch', message: `${where}: quantity ${word} ${qty}, the trades add up to ${q}` };
+  if (!side.length || !value) return null;
+  const net = side.reduce((a, t) => a + Math.abs(t.net_total), 0);
+  const gross = grossOf(side, bs);
+  const tol = 0.011 * (side.length + 1) + value * 5e-5;
+  if (Math.abs(net - value) <= tol || gross.some((g) => Math.abs(g - value) <= tol)) return null;
+  return {
+    code: 'SummaryMismatch',
+    message: `${where}: value ${word} ${round(value, 2)}, the trades add up to ${round(net, 2)} (net) or ${round(gross[0], 2)} (gross)`,
+  };
 }
 
 /** The trades of a derivatives summary row's contract: the same description (letters and digits), else one starting the other. */
@@ -160,25 +172,17 @@ export function reconcileDerivatives(rows: Deriv[], pages: number[], trades: Tra
     const list = contractTrades(d, fo);
     if (!list.length) return;
     const bs = d.buy_sell_bf_cf === 'buy' ? 'B' : 'S';
-    const side = list.filter((t) => t.buy_sell === bs);
     const where = `${d.contract_description} (derivatives summary, page ${pages[k] ?? '?'})`;
-    const q = side.reduce((a, t) => a + t.quantity, 0);
-    if (Math.abs(q - d.quantity) > 1e-6) {
-      out.push({
-        code: 'SummaryMismatch',
-        message: `${where}: quantity ${d.buy_sell_bf_cf === 'buy' ? 'bought' : 'sold'} ${d.quantity}, the trades add up to ${q}`,
-      });
-      return;
-    }
-    const value = d.quantity * d.wap_per_unit;
-    const net = side.reduce((a, t) => a + Math.abs(t.net_total), 0);
-    const gross = grossOf(side, bs);
-    const tol = 0.011 * (side.length + 1) + value * 5e-5;
-    if (Math.abs(net - value) > tol && !gross.some((g) => Math.abs(g - value) <= tol))
-      out.push({
-        code: 'SummaryMismatch',
-        message: `${where}: value ${d.buy_sell_bf_cf === 'buy' ? 'bought' : 'sold'} ${round(value, 2)}, the trades add up to ${round(net, 2)} (net) or ${round(gross[0], 2)} (gross)`,
-      });
+    const side = list.filter((t) => t.buy_sell === bs);
+    const w = sideMismatch(
+      where,
+      d.buy_sell_bf_cf === 'buy' ? 'bought' : 'sold',
+      side,
+      bs,
+      d.quantity,
+      round(d.quantity * d.wap_per_unit, 2),
+    );
+    if (w) out.push(w);
   });
   return out;
 }
