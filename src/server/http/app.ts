@@ -3,7 +3,8 @@
  * authentication and billing, one route plugin per SPEC.md section whose routes declare their
  * request and response schemas (zod), one error handler, and no stack trace ever leaves.
  */
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { accessLine, loggerOptions } from './log.js';
 import multipart from '@fastify/multipart';
 import type { z } from 'zod';
 import { zodMessage } from '../../schema/zod-message.js';
@@ -26,7 +27,9 @@ declare module 'fastify' {
 export async function buildApp(app: App): Promise<FastifyInstance> {
   const { config } = app;
   const f = Fastify({
-    logger: false,
+    // pino, printing the server's own lines as before (http/log.ts); no per-request lines of Fastify's.
+    logger: loggerOptions(),
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: Math.ceil(config.maxUploadBytes * 1.4) + 4096,
     genReqId: () => newRequestId(),
     // A stopping server's own 503 (onRequest below) is in SPEC's shape; Fastify's is not.
@@ -145,12 +148,7 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
     return payload;
   });
 
-  f.addHook('onResponse', async (req, reply) => {
-    const ms = req.cas ? Number(process.hrtime.bigint() - req.cas.start) / 1e6 : 0;
-    process.stderr.write(
-      `${JSON.stringify({ t: new Date().toISOString(), id: req.cas?.id, method: req.method, path: req.originalUrl.split('?')[0], status: reply.statusCode, ms: Math.round(ms * 10) / 10 })}\n`,
-    );
-  });
+  f.addHook('onResponse', async (req, reply) => accessLine(f.log, req, reply.statusCode));
 
   f.setNotFoundHandler(notFound);
   f.setErrorHandler(errorHandler(config));

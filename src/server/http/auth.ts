@@ -12,7 +12,8 @@
  *   headers are set and the call is logged; a request whose client goes away before its answer is
  *   written is refunded when its connection closes.
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { serverLine } from './log.js';
 import { fail, type App, type Principal, type RouteMeta } from '../context.js';
 import { findAccessToken, findKey } from '../store/keys.js';
 import { keepCharge, release, remaining, reserve, retake } from '../store/credits.js';
@@ -25,14 +26,15 @@ import { fromMilli, toMilli, type Queries } from '../store/sql.js';
 const metaOf = (req: FastifyRequest): RouteMeta | undefined => req.routeOptions?.config?.meta;
 
 /** Give a reservation back once the store answers again (tries for about two minutes, then says so). */
-function releaseLater(db: Queries, reservation: number, attempt = 0): void {
+function releaseLater(db: Queries, reservation: number, log: FastifyBaseLogger, attempt = 0): void {
   setTimeout(
     () =>
       release(db, reservation, true).catch((err: Error) => {
-        if (attempt < 12) releaseLater(db, reservation, attempt + 1);
+        if (attempt < 12) releaseLater(db, reservation, log, attempt + 1);
         else
-          process.stderr.write(
-            `cas serve: reservation ${reservation} could not be given back (${err.message}); it is given back at the next start\n`,
+          serverLine(
+            log,
+            `cas serve: reservation ${reservation} could not be given back (${err.message}); it is given back at the next start`,
           );
       }),
     Math.min(1000 * 2 ** attempt, 15_000),
@@ -161,7 +163,7 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
       // The client went away before its answer was written: nothing it paid for reached it.
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished)
-          settle(db, req, false).catch((err: Error) => process.stderr.write(`cas serve: refund of ${req.cas.id} failed: ${err.message}\n`));
+          settle(db, req, false).catch((err: Error) => serverLine(req.log, `cas serve: refund of ${req.cas.id} failed: ${err.message}`));
       });
     });
 
@@ -203,7 +205,7 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
               return balance(q);
             },
             (err) => {
-              process.stderr.write(`cas serve: the charge of ${s.id} was not recorded (${err.message}); refunded\n`);
+              serverLine(req.log, `cas serve: the charge of ${s.id} was not recorded (${err.message}); refunded`);
               release(db, reservation, true).catch(() => undefined);
             },
           );
@@ -217,8 +219,8 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
         }
       } catch (err) {
         // As when a kept charge's COMMIT fails: a charge that cannot be recorded is given back.
-        process.stderr.write(`cas serve: the answer to ${s.id} was not recorded (${(err as Error).message}); its credit is given back\n`);
-        if (reservation) releaseLater(db, reservation);
+        serverLine(req.log, `cas serve: the answer to ${s.id} was not recorded (${(err as Error).message}); its credit is given back`);
+        if (reservation) releaseLater(db, reservation, req.log);
         if (billed) reply.header('X-Credits-Used', '0');
         return payload;
       }
