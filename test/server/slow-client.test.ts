@@ -122,7 +122,9 @@ describe('slow request bodies (32.1)', { timeout: 240_000 }, () => {
   });
 
   it('paying keys filling all 8 slots with trickles: the deadline answers them 408, frees the slots and charges nothing', async () => {
-    const s = await serve(undefined, [], { CAS_BODY_TIMEOUT_SECONDS: '3' });
+    // The trickles hold their slots until the deadline (no minimum rate): the probe below has the
+    // whole 15 s to find them all taken (with 3 s, a PostgreSQL run's probes missed the moment).
+    const s = await serve(undefined, [], { CAS_BODY_TIMEOUT_SECONDS: '15', CAS_BODY_MIN_RATE: '0' });
     open.push(s);
     const [a, b] = await Promise.all([0, 1].map(() => newKey(s.dataDir, ['--credits', '5'])));
     // The probing key asks until the slots are all taken; every probe that comes first is parsed
