@@ -3,19 +3,18 @@
  * authentication and billing, one route plugin per SPEC.md section whose routes declare their
  * request and response schemas (zod), one error handler, and no stack trace ever leaves.
  */
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { accessLine, loggerOptions } from './log.js';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { loggerOptions } from './log.js';
 import multipart from '@fastify/multipart';
 import type { z } from 'zod';
 import { zodMessage } from '../../schema/zod-message.js';
 import { ApiError, fail, type App, type RouteDecl } from '../context.js';
 import { authBilling } from './auth.js';
-import { pathDialect, realText, type Names } from '../../schema/names.js';
-import { requestFromReal, toReal } from '../../schema/dialect.js';
 import { ROUTES, SECTIONS } from './sections.js';
 import { newRequestId, SECURITY_HEADERS } from './headers.js';
-import { clientError, MULTIPART, multipartBoundary, watchBody } from './limits.js';
-import { errorHandler, notFound } from './errors.js';
+import { clientError, MULTIPART } from './limits.js';
+import { errors } from './errors.js';
+import { accessLog, answerHeaders, dialect, requestIds, rewriteUrl } from './plugins.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -46,18 +45,7 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
     },
     // Real-name paths (`/v4/cdsl/parse`, `/v1/kyc/digilocker/...`, names.ts) are served by the neutral
     // routes; the request remembers which dialect it arrived in.
-    rewriteUrl: (raw) => {
-      const url = raw.url ?? '/';
-      const q = url.indexOf('?');
-      const p = q < 0 ? url : url.slice(0, q);
-      const d = pathDialect(p);
-      // On a shared path a client may choose its dialect with `x-cas-names: spec|real` (the cas CLI
-      // always asks for spec, so it works against a `--names real` server).
-      const asked = raw.headers['x-cas-names'];
-      const shared = asked === 'spec' || asked === 'real' ? asked : config.names;
-      (raw as { casNames?: Names }).casNames = d.names === 'shared' ? shared : d.names;
-      return d.neutral === p ? url : d.neutral + (q < 0 ? '' : url.slice(q));
-    },
+    rewriteUrl: rewriteUrl(config.names),
   });
   // Requests are validated by the zod schemas the routes declare; a failure is one message naming
   // the member (`zodMessage`), answered by the error handler below in SPEC's error shape.
@@ -67,14 +55,6 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
       ? { value: r.data }
       : { error: new ApiError(400, zodMessage(r.error, httpPart === 'querystring' ? 'query' : (httpPart ?? 'body'))) };
   });
-  // The first hooks of every answer: from here on the request is being answered, whatever sent it
-  // (the body deadline must not begin a second answer while this one's hooks still run).
-  const answering = (req: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void): void => {
-    if (req.cas) req.cas.answering = true;
-    done(null, payload);
-  };
-  f.addHook('preSerialization', answering);
-  f.addHook('onSend', answering);
   // Response schemas document the answer (OpenAPI); the body is written as the handler built it,
   // after the real-name dialect (preSerialization) and with the documented extensions it carries.
   f.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -101,57 +81,13 @@ export async function buildApp(app: App): Promise<FastifyInstance> {
     }
   });
 
-  f.addHook('onRequest', async (req, reply) => {
-    const sent = req.headers['x-request-id'];
-    const id = typeof sent === 'string' && /^req_[A-Za-z0-9]+$/.test(sent) && sent.length <= 64 ? sent : newRequestId();
-    req.cas = {
-      id,
-      start: process.hrtime.bigint(),
-      charged: 0,
-      always: false,
-      names: (req.raw as { casNames?: Names }).casNames ?? config.names,
-    };
-    reply.header('X-Request-ID', id);
-    // Answers carry statements, tokens and secrets: never sniffed, never cached.
-    reply.headers(SECURITY_HEADERS);
-    watchBody(req, reply, config.bodyTimeoutMs, config.bodyMinRate);
-    // A stopping server takes no new request (one arriving on a kept-alive connection meanwhile).
-    if (app.closing) return fail(reply.header('Retry-After', '2'), 503, 'the server is stopping; retry shortly');
-  });
-
+  // The app's own hooks, as named plugins, in this order (http/plugins.ts, auth.ts, errors.ts).
+  await f.register(requestIds, { app });
   await f.register(authBilling(app));
-
-  // A call without a body is an empty one; real values are accepted in requests in either dialect.
-  f.addHook('preValidation', async (req) => {
-    const meta = req.routeOptions.config.meta;
-    multipartBoundary(req.headers['content-type']);
-    if (req.body === undefined && req.routeOptions.schema?.body) req.body = {};
-    if (meta?.request && req.body !== undefined) req.body = requestFromReal(meta.request, req.body);
-  });
-  // 2xx bodies answer in the request's dialect.
-  f.addHook('preSerialization', async (req, reply, payload) => {
-    if (req.cas?.names !== 'real') return payload;
-    const meta = req.routeOptions?.config?.meta;
-    let out = meta?.shape && reply.statusCode < 300 ? toReal(meta.shape, payload, req.body) : payload;
-    // Messages (success and error) name institutions as the real dialect does.
-    if (out && typeof out === 'object' && typeof (out as { msg?: unknown }).msg === 'string')
-      out = { ...out, msg: realText((out as { msg: string }).msg) };
-    return out;
-  });
-
-  // While stopping, every answer closes its connection, so an idle keep-alive socket (a load
-  // balancer's, Node's agent) does not keep the process waiting for the client to let go.
-  f.addHook('onSend', async (_req, reply, payload) => {
-    if (app.closing) reply.header('connection', 'close');
-    // Every answer, whatever produced it (the framework's own included), carries the security headers.
-    if (!reply.hasHeader('X-Content-Type-Options')) reply.headers(SECURITY_HEADERS);
-    return payload;
-  });
-
-  f.addHook('onResponse', async (req, reply) => accessLine(f.log, req, reply.statusCode));
-
-  f.setNotFoundHandler(notFound);
-  f.setErrorHandler(errorHandler(config));
+  await f.register(dialect);
+  await f.register(answerHeaders, { app });
+  await f.register(accessLog);
+  await f.register(errors, { config });
 
   for (const section of SECTIONS) await f.register(section.plugin, { app });
   return f;

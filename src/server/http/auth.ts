@@ -13,6 +13,7 @@
  *   written is refunded when its connection closes.
  */
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { serverLine } from './log.js';
 import { fail, type App, type Principal, type RouteMeta } from '../context.js';
 import { findAccessToken, findKey } from '../store/keys.js';
@@ -239,7 +240,6 @@ export function authBilling({ db, config, instanceId }: App): FastifyPluginAsync
       return payload;
     });
   };
-  // Not encapsulated: the hooks apply to the routes registered beside it (what fastify-plugin does).
-  Object.assign(plugin, { [Symbol.for('skip-override')]: true });
-  return plugin;
+  // Not encapsulated (fastify-plugin): the hooks apply to the routes registered beside it.
+  return fp(plugin, { name: 'cas-auth-billing', fastify: '5.x' });
 }

@@ -4,6 +4,7 @@
  * cannot be reached 503), and no stack trace ever leaves.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { CasError } from '../../errors.js';
 import { storeUnavailable } from '../store/sql.js';
 import { ApiError, fail, type ServerConfig } from '../context.js';
@@ -38,3 +39,12 @@ export function errorHandler(config: ServerConfig) {
     return fail(reply, 500, 'internal error; retry later');
   };
 }
+
+/** The error handler and the 404 as a named plugin (not encapsulated: they serve the whole app). */
+export const errors = fp<{ config: ServerConfig }>(
+  async (f, { config }) => {
+    f.setNotFoundHandler(notFound);
+    f.setErrorHandler(errorHandler(config));
+  },
+  { name: 'cas-errors', fastify: '5.x' },
+);
