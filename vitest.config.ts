@@ -27,7 +27,7 @@ export const POSTGRES_FILES = [
   'test/server/hostile.test.ts',
   'test/server/load.test.ts',
   'test/server/portfolio-server.test.ts',
-  'test/server/slow-client.test.ts',
+  'test/server/slow-store.test.ts',
 ];
 
 /**
