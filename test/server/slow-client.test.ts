@@ -6,70 +6,19 @@
  * the body deadline (CAS_BODY_TIMEOUT_SECONDS) or arrives slower than CAS_BODY_MIN_RATE is answered
  * 408 in SPEC's error shape, freeing its slot. Outcomes are awaited, never timed.
  */
-import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixture } from '../helpers/cas.js';
-import { jsonOrText, newKey, post, serve, type Served } from '../helpers/server.js';
+import { newKey, post, serve, type Served } from '../helpers/server.js';
+import { trickle, until, type Answer } from '../helpers/trickle.js';
 
 const SANDBOX = 'cas_sandbox_public_key';
 const SMALL = { pdf_file: readFileSync(fixture('registrar/cams-summary.pdf')).toString('base64'), password: 'ABCPM1234K' };
-
-interface Answer {
-  status: number;
-  body: any;
-  headers: http.IncomingHttpHeaders;
-}
-
-/** A JSON parse upload that announces 100 kB and sends one byte every 300 ms until answered. */
-function trickle(url: string, key: string): { answer: Promise<Answer>; stop: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  let req!: http.ClientRequest;
-  const answer = new Promise<Answer>((resolve) => {
-    req = http.request(
-      new URL('/v4/smart/parse', url),
-      { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': '100000' } },
-      (res) => {
-        clearInterval(timer);
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        const done = (): void => {
-          resolve({ status: res.statusCode ?? 0, body: jsonOrText(text), headers: res.headers });
-        };
-        res.on('end', done);
-        res.on('error', done);
-      },
-    );
-    req.on('error', () => {
-      clearInterval(timer);
-      resolve({ status: 0, body: null, headers: {} });
-    });
-    req.write('{"pdf_file":"');
-    timer = setInterval(() => req.write('A'), 300);
-  });
-  return {
-    answer,
-    stop: () => {
-      clearInterval(timer);
-      req.destroy();
-    },
-  };
-}
 
 /** A paying parse of the small statement. */
 async function parse(url: string, key: string): Promise<Answer> {
   const r = await post(url, '/v4/smart/parse', { key, json: SMALL });
   return { status: r.status, body: r.body, headers: Object.fromEntries(r.headers) };
-}
-
-/** Ask until `fn` gives an answer `ok` accepts (or the generous deadline passes): the outcome, not a timing. */
-async function until(fn: () => Promise<Answer>, ok: (a: Answer) => boolean, ms = 20_000): Promise<Answer> {
-  const t0 = Date.now();
-  for (;;) {
-    const a = await fn();
-    if (ok(a) || Date.now() - t0 > ms) return a;
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 const open: Served[] = [];
