@@ -4,11 +4,15 @@
  * `module.register` resolve hook) and, at exit, every CommonJS module in `require.cache`; the
  * tests assert that local commands never load the service (SQLite, Fastify, mail), that `cas parse`
  * loads only the PDF engine it uses, and that help loads no PDF engine, parsers or handlers' dependencies.
+ * `bin/cas.js` runs the bundle (dist/bundle/, a few chunks), which hides which source module is
+ * which: the rules about dist/ folders run the unbundled tree it is built from (dist/cli/main.js),
+ * and the bundle is checked on its own for what it must never load (packages are the same files
+ * either way).
  */
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { signWebhook } from '../../src/shared/webhook-signature.js';
 import { BIN, cleanEnv, fixture, ROOT, tmpDir } from '../helpers/cas.js';
@@ -37,16 +41,24 @@ process.on('exit', () => { if (log) appendFileSync(log, Object.keys(require.cach
 `,
 );
 
+// The unbundled tree, started as bin/cas.js starts the bundle.
+const UNBUNDLED = path.join(dir, 'unbundled.mjs');
+writeFileSync(
+  UNBUNDLED,
+  `import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/cli/main.js')).href)}).then((m) => m.main(process.argv));\n`,
+);
+
 let runs = 0;
-/** Run the built cas with the recorder; the files it loaded (absolute paths, node: builtins left out). */
+/** Run the built cas (unbundled; `bundled`: bin/cas.js) with the recorder; the files it loaded (absolute paths, node: builtins left out). */
 async function loaded(
   args: string[],
   env: Record<string, string> = {},
   input?: string,
+  bundled = false,
 ): Promise<{ files: string[]; exitCode: number; stdout: string }> {
   const log = path.join(dir, `run-${++runs}.log`);
   writeFileSync(log, '');
-  const r = await execa('node', ['--import', path.join(dir, 'register.mjs'), BIN, ...args], {
+  const r = await execa('node', ['--import', path.join(dir, 'register.mjs'), bundled ? BIN : UNBUNDLED, ...args], {
     reject: false,
     extendEnv: false,
     env: { ...cleanEnv(), CAS_MODULE_LOG: log, ...env },
@@ -119,6 +131,28 @@ describe('module graph of the built cas', () => {
       // The HTML report's renderer loads only with --format html.
       expect(r.files).not.toContain(path.join(ROOT, 'dist/cli/render-html.js'));
     }
+  });
+
+  it('bin/cas.js runs the bundle: cas parse and help load dist/bundle/ only, and no package of the service', async () => {
+    const parse = await loaded(['parse', fixture('registrar/cams-detailed-plain.pdf')], {}, undefined, true);
+    expect(parse.exitCode).toBe(0);
+    expect(JSON.parse(parse.stdout).meta.cas_type).toBe('REGISTRAR_A_REGISTRAR_B');
+    const help = await loaded(['--help'], {}, undefined, true);
+    expect(help.exitCode).toBe(0);
+    const ours = (files: string[]): string[] => files.filter(under('dist')).map((f) => path.relative(ROOT, f).split(path.sep)[1]);
+    for (const r of [parse, help]) {
+      // The bundled CLI and (for the parse) its bundled worker, never the tree it was built from.
+      expect(new Set(ours(r.files))).toEqual(new Set(['bundle']));
+      expect(offending(r.files, SERVICE.slice(0, -1))).toEqual([]);
+    }
+    expect(parse.files).toContain(path.join(ROOT, 'dist/bundle/worker.js'));
+    expect(parse.files.some(pkg('@embedpdf/pdfium'))).toBe(true);
+    expect(
+      offending(
+        help.files,
+        HANDLERS.filter(([name]) => !name.startsWith('dist/')),
+      ),
+    ).toEqual([]);
   });
 
   it('cas --help and cas parse --help load no handler dependencies and nothing of the service', async () => {
