@@ -1,12 +1,15 @@
 /**
- * The CLI's side of the parse core: files in, per-file outcomes out, every file on the shared
- * worker pool (src/core), so that the limits hold for one file as for a batch.
+ * The CLI's side of the parse core: files in, per-file outcomes out, with the same limits for one
+ * file as for a batch. A file parsed on its own (one file, `--jobs 1`, a fetch's `--parse`) that is
+ * small and read with PDFium is parsed in this thread under a watchdog (src/core/inline.ts); every
+ * other file goes to the shared worker pool (src/core).
  */
-// The pool and the error map only: the parse job itself (parsers, PDF engine) loads in the workers.
+// The pool and the error map only: the parse job itself (parsers, PDF engine) loads in the workers,
+// or on demand for a file parsed in this thread.
 import { errorInfo, PASSWORD_HINT, type JobError } from '../core/errors.js';
 import { parseLimits } from '../core/limits.js';
 import { cores, ParsePool } from '../core/pool.js';
-import { inputPath } from '../core/input.js';
+import { inputPath, readPdfFile } from '../core/input.js';
 import type { ParseJob, ParseOutcome, PasswordPlan } from '../core/parse-job.js';
 import { DEFAULT_ENGINE, type EngineName } from '../pdf/engine.js';
 import type { AnyResult, Detection, ParseOptions } from '../parsers/index.js';
@@ -86,14 +89,27 @@ export function fileOutcome(file: string, o: ParseOutcome): FileOutcome {
   };
 }
 
-/** Parse one file (or stdin's bytes) on a worker, within the limits. */
+/** Parse one file (or stdin's bytes) within the limits: in this thread when it is small and read with PDFium, else on a worker. */
 export async function parseOne(file: string, plan: PasswordPlan, opts: Opts, stdinBytes?: Uint8Array): Promise<FileOutcome> {
   const j = job(file, plan, opts, engineOf(opts.engine), stdinBytes);
   try {
+    if (inThread(opts.engine)) {
+      // Read here (within the byte limit, FIFOs and special files as everywhere): small -> this thread, else the bytes go to a worker.
+      const limits = parseLimits();
+      const bytes = j.bytes ?? (await readPdfFile(j.file!, limits.maxBytes));
+      const { INLINE_MAX_BYTES, runInline } = await import('../core/inline.js');
+      if (bytes.length <= INLINE_MAX_BYTES) return fileOutcome(file, await runInline({ ...j, bytes, file: undefined }, limits));
+      return fileOutcome(file, await pool(1, opts.engine).run({ ...j, bytes, file: undefined }));
+    }
     return fileOutcome(file, await pool(1, opts.engine).run(j));
   } catch (err) {
     return { file, ok: false, error: errorInfo(err) };
   }
+}
+
+/** Files parsed one at a time with PDFium run in this thread when small (CAS_PARSE_IN_THREAD=0: always on a worker). */
+function inThread(engine: EngineChoice): boolean {
+  return 'name' in engine && engine.name === 'pdfium' && process.env.CAS_PARSE_IN_THREAD !== '0';
 }
 
 /** Parse many files on `jobs` workers; results come back in input order. */
@@ -141,12 +157,14 @@ export const isPasswordError = (o: FileOutcome): boolean =>
  * for it up to three times.
  */
 export async function parseFiles(files: string[], plan: PasswordPlan, opts: Opts, run: FilesRun): Promise<FileOutcome[]> {
-  // The first worker loads its PDF engine while the progress line starts.
-  warmParsePool(opts.engine);
+  const oneAtATime = files.length === 1 || run.jobs === 1;
+  // The PDF engine loads while the progress line starts: in this thread for files parsed here, else on the first worker.
+  if (oneAtATime && inThread(opts.engine)) void import('../core/inline.js').then((m) => m.warmInline());
+  else warmParsePool(opts.engine);
   const progress = await run.startProgress(files.length);
   const { stdinBytes } = run;
   let outcomes: FileOutcome[];
-  if (files.length === 1 || run.jobs === 1) {
+  if (oneAtATime) {
     outcomes = [];
     for (const f of files) {
       progress.update(outcomes.length, f);

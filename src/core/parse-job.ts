@@ -7,7 +7,7 @@
 import { DocumentError } from '../errors.js';
 import { openPdf } from '../pdf/open.js';
 import { readPdfFile, type InputPath } from './input.js';
-import type { EngineName } from '../pdf/engine.js';
+import { isDeadlineStop, stoppedAtLimit, withinDeadline, type EngineName } from '../pdf/engine.js';
 import type { PdfDocument } from '../pdf/model.js';
 import { detect, parseDocument, type Detection, type StatementKind } from '../parsers/index.js';
 import type { BrokerType, ParseWarning } from '../schema/index.js';
@@ -56,12 +56,13 @@ export async function openWithPasswords(
   plan: PasswordPlan,
   limits: Partial<ParseLimits> = {},
   engine?: EngineName,
+  timing: InThread = {},
 ): Promise<PdfDocument> {
   const l = parseLimits(limits);
   let last: unknown;
   for (const pw of passwordList(plan)) {
     try {
-      return await openPdf(bytes, { password: pw, maxBytes: l.maxBytes, maxPages: l.maxPages, timeoutMs: l.timeoutMs, engine });
+      return await openPdf(bytes, { password: pw, maxBytes: l.maxBytes, maxPages: l.maxPages, timeoutMs: l.timeoutMs, engine, ...timing });
     } catch (err) {
       if (!isPasswordError(err)) throw err;
       last = err;
@@ -77,18 +78,39 @@ export async function openWithPasswords(
   throw new DocumentError('PasswordRequired', `the PDF is password-protected; ${PASSWORD_HINT}`);
 }
 
-/** Run one job in this thread. Nothing here can stop a synchronous spin: use the pool for limits. */
-export async function runParseJob(job: ParseJob): Promise<ParseOutcome> {
+/** How a job run in a thread nobody else can stop is bounded (see inline.ts): its end, and the watchdog on. */
+export interface InThread {
+  deadline?: number;
+  selfTimed?: boolean;
+}
+
+/**
+ * Run one job in this thread. Without `timing`, nothing here can stop a synchronous spin: the pool
+ * puts its limits around it. With `timing.selfTimed`, the engine and the parser run under a
+ * watchdog that ends them at `timing.deadline` (Timeout).
+ */
+export async function runParseJob(job: ParseJob, timing: InThread = {}): Promise<ParseOutcome> {
   try {
     const limits = parseLimits(job.limits);
     const bytes = job.bytes ?? (job.file !== undefined ? await readPdfFile(job.file, limits.maxBytes) : undefined);
     if (!bytes) return { ok: false, ...jobError('UsageError', 'a parse job needs the PDF bytes or a file') };
-    const doc = await openWithPasswords(bytes, job, limits, job.engine);
-    if (job.detectOnly) return { ok: true, data: null, warnings: [], detection: detect(doc) };
-    const r = parseDocument(doc, { type: job.type, broker: job.broker });
+    const doc = await openWithPasswords(bytes, job, limits, job.engine, timing);
+    const bounded = <T>(fn: () => T): T => (timing.selfTimed && timing.deadline !== undefined ? timed(timing.deadline, limits, fn) : fn());
+    if (job.detectOnly) return { ok: true, data: null, warnings: [], detection: bounded(() => detect(doc)) };
+    const r = bounded(() => parseDocument(doc, { type: job.type, broker: job.broker }));
     return selfCheck({ ok: true, data: r.data, warnings: r.warnings, detection: r.detection });
   } catch (err) {
     return { ok: false, ...errorInfo(err) };
+  }
+}
+
+/** `fn` under the watchdog; its stop is the job's Timeout. */
+function timed<T>(deadline: number, limits: ParseLimits, fn: () => T): T {
+  try {
+    return withinDeadline(deadline, fn);
+  } catch (err) {
+    if (isDeadlineStop(err)) throw new DocumentError('Timeout', stoppedAtLimit(limits.timeoutMs));
+    throw err;
   }
 }
 

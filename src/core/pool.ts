@@ -10,7 +10,7 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { jobError } from './errors.js';
 import { defaultWorkers, parseLimits, type ParseLimits } from './limits.js';
-import { resolveEngine, type EngineName } from '../pdf/engine.js';
+import { resolveEngine, stoppedAtLimit, type EngineName } from '../pdf/engine.js';
 import type { ParseJob, ParseOutcome } from './parse-job.js';
 import type { FromWorker } from './worker.js';
 
@@ -258,7 +258,7 @@ export class ParsePool {
       else this.stats.crashes++;
       const message =
         code === 'Timeout'
-          ? `reading the PDF took longer than the limit of ${this.limitOf(t, 'timeoutMs') / 1000} s; it was stopped`
+          ? stoppedAtLimit(this.limitOf(t, 'timeoutMs'))
           : code === 'ResourceLimit'
             ? `reading the PDF needed more memory than the limit of ${this.limits.memoryMb} MB; it was stopped`
             : `the parser stopped unexpectedly${detail ? ` (${detail.split('\n')[0]})` : ''}`;

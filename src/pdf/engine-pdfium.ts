@@ -18,7 +18,18 @@ import { createRequire } from 'node:module';
 import { DocumentError } from '../errors.js';
 import type { DocumentMetadata } from './model.js';
 import { standardWidths } from './std-widths.js';
-import { checkDeadline, checkItemCount, metaValue, shownItem, type EngineLimits, type PageSink, type TextEngine } from './engine.js';
+import {
+  checkDeadline,
+  checkItemCount,
+  isDeadlineStop,
+  metaValue,
+  shownItem,
+  stoppedAtLimit,
+  withinDeadline,
+  type EngineLimits,
+  type PageSink,
+  type TextEngine,
+} from './engine.js';
 
 /** The raw Emscripten module: the PDFium C API (`_FPDF...`), its allocator and heap views. */
 export interface PdfiumModule {
@@ -596,11 +607,16 @@ function metadata(m: PdfiumModule, doc: number, s: Scratch): DocumentMetadata {
   return { producer: out.Producer, creator: out.Creator, title: out.Title, author: out.Author, subject: out.Subject };
 }
 
-/** Open `data` and run `fn` on the document handle; the document and its memory are always released. */
+/**
+ * Open `data` and run `fn` on the document handle; the document and its memory are always released.
+ * With `timed` (a thread nobody outside can stop), loading and `fn` run under a watchdog that ends
+ * them at its deadline (Timeout; the instance is dropped, as after a trap).
+ */
 async function withDocument<T>(
   data: Uint8Array,
   password: string | undefined,
   fn: (m: PdfiumModule, doc: number, s: Scratch) => T,
+  timed?: { deadline: number; limits: EngineLimits },
 ): Promise<T> {
   const m = await pdfiumModule();
   const buf = m._malloc(Math.max(1, data.length));
@@ -610,17 +626,23 @@ async function withDocument<T>(
   let doc = 0;
   let trapped = false;
   heapCapHit = false;
-  try {
+  const run = (): T => {
     doc = m._FPDF_LoadMemDocument(buf, data.length, pw);
     if (!doc) throw documentError(m._FPDF_GetLastError(), password !== undefined && password !== '');
     return fn(m, doc, s);
+  };
+  try {
+    return timed ? withinDeadline(timed.deadline, run) : run();
   } catch (err) {
-    // PDFium aborted inside WebAssembly (a trap such as `unreachable` on a damaged file): this
-    // instance's state can no longer be trusted, so it is dropped (the next document gets a new
-    // one) and nothing more is called on it; the caller gets a typed error, never a crash.
-    if (err instanceof WebAssembly.RuntimeError) {
+    // PDFium aborted inside WebAssembly (a trap such as `unreachable` on a damaged file), or the
+    // watchdog stopped it mid-call: this instance's state can no longer be trusted, so it is dropped
+    // (the next document gets a new one) and nothing more is called on it; the caller gets a typed
+    // error, never a crash.
+    const stopped = timed !== undefined && isDeadlineStop(err);
+    if (err instanceof WebAssembly.RuntimeError || stopped) {
       trapped = true;
       if (modulePromise && (await modulePromise.catch(() => undefined)) === m) modulePromise = undefined;
+      if (stopped) throw new DocumentError('Timeout', stoppedAtLimit(timed.limits.timeoutMs));
       if (heapCapHit)
         throw new DocumentError(
           'ResourceLimit',
@@ -671,10 +693,15 @@ function readPages(m: PdfiumModule, doc: number, s: Scratch, limits: EngineLimit
 export const pdfiumEngine: TextEngine = {
   name: 'pdfium',
   async extract(data, password, limits, deadline, sink) {
-    return withDocument(data, password, (m, doc, s) => {
-      readPages(m, doc, s, limits, deadline, sink);
-      return metadata(m, doc, s);
-    });
+    return withDocument(
+      data,
+      password,
+      (m, doc, s) => {
+        readPages(m, doc, s, limits, deadline, sink);
+        return metadata(m, doc, s);
+      },
+      limits.selfTimed ? { deadline, limits } : undefined,
+    );
   },
   async raw(data, password) {
     return withDocument(data, password, (m, doc) => {

@@ -10,6 +10,7 @@
  *
  * The engine is chosen by `OpenOptions.engine`, else by CAS_PDF_ENGINE, else pdfium.
  */
+import vm from 'node:vm';
 import { DocumentError, UsageError } from '../errors.js';
 import type { DocumentMetadata } from './model.js';
 import type { RawItem } from './lines.js';
@@ -33,6 +34,12 @@ export interface EngineLimits {
   maxPageItems: number;
   maxTextItems: number;
   timeoutMs: number;
+  /**
+   * Nobody outside this thread can stop it (a small file parsed in the CLI's own thread, not on a
+   * worker the pool can terminate): the engine's synchronous stretches run under a watchdog that
+   * ends them at the deadline (`withinDeadline`), even inside a call into PDFium.
+   */
+  selfTimed?: boolean;
 }
 
 /** Receives each page as soon as an engine has read it: its shown size (rotation and crop box applied) and its text items in that space. */
@@ -88,4 +95,38 @@ export function checkItemCount(n: number, onPage: number, total: number, limits:
 /** The time budget (Timeout past the deadline). */
 export function checkDeadline(deadline: number, limits: EngineLimits): void {
   if (Date.now() > deadline) throw new DocumentError('Timeout', `reading the PDF took longer than ${limits.timeoutMs} ms`);
+}
+
+/** The Timeout of a parse stopped at its time limit (by the pool's timer or by `withinDeadline`'s watchdog). */
+export const stoppedAtLimit = (timeoutMs: number): string =>
+  `reading the PDF took longer than the limit of ${timeoutMs / 1000} s; it was stopped`;
+
+const WATCHED = Symbol.for('cas.withinDeadline');
+let watched: vm.Script | undefined;
+
+/** True for the error `withinDeadline`'s watchdog ends a stretch with. */
+export const isDeadlineStop = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
+
+/**
+ * Run the synchronous `fn` under a watchdog that stops it at `deadline`: V8 ends the stretch
+ * wherever it is, in JavaScript or inside WebAssembly (the same termination a worker's `terminate`
+ * uses), through Node's `vm` time limit on a one-line script that calls `fn` in this context. A stop
+ * throws an error `isDeadlineStop` recognises: the caller must then treat whatever `fn` was changing
+ * as broken (a PDFium instance is dropped). Errors `fn` throws pass through unchanged.
+ */
+export function withinDeadline<T>(deadline: number, fn: () => T): T {
+  const ms = Math.floor(deadline - Date.now());
+  if (ms <= 0) throw Object.assign(new Error('the deadline has passed'), { code: 'ERR_SCRIPT_EXECUTION_TIMEOUT' });
+  watched ??= new vm.Script(`globalThis[Symbol.for('cas.withinDeadline')]()`);
+  const g = globalThis as unknown as Record<symbol, (() => void) | undefined>;
+  let out: { value: T } | undefined;
+  g[WATCHED] = () => {
+    out = { value: fn() };
+  };
+  try {
+    watched.runInThisContext({ timeout: ms });
+  } finally {
+    g[WATCHED] = undefined;
+  }
+  return out!.value;
 }

@@ -5,11 +5,12 @@
  *
  * Limits (OpenOptions, with defaults in DEFAULT_LIMITS): file size, pages, text items per page and
  * per document, and a time budget, checked between pages (and, with pdf.js, between text chunks).
- * What no check inside this process can stop is a single synchronous stretch inside an engine (a
- * content stream nested 200,000 `q` deep, a FlateDecode bomb decoded into one buffer): those need
- * the wall-clock and memory limits the callers put around a parse job (a worker they can
- * terminate). An encryption key length an engine would spin on is refused before the engine sees
- * the file (guard.ts). Only the engine in use is loaded.
+ * A checkpoint cannot stop a single synchronous stretch inside an engine (a content stream nested
+ * 200,000 `q` deep, a FlateDecode bomb decoded into one buffer): on a worker, the callers' limits
+ * around a parse job do (a worker they can terminate); in a thread nobody else can stop
+ * (`selfTimed`), PDFium's stretches run under a watchdog that ends them at the deadline, and its
+ * heap has its cap. An encryption key length an engine would spin on is refused before the engine
+ * sees the file (guard.ts). Only the engine in use is loaded.
  */
 import { promises as fs } from 'node:fs';
 import { DocumentError } from '../errors.js';
@@ -35,6 +36,10 @@ export interface OpenOptions {
   maxTextItems?: number;
   /** The text engine (default: CAS_PDF_ENGINE, else pdfium); see engine.ts. */
   engine?: EngineName;
+  /** An earlier end than `timeoutMs` gives (ms since the epoch): a job's budget shared by its password attempts. */
+  deadline?: number;
+  /** Nobody outside this thread can stop it: the engine bounds its synchronous stretches by the deadline itself (EngineLimits.selfTimed). */
+  selfTimed?: boolean;
 }
 
 export const DEFAULT_LIMITS = { maxBytes: 50 * 1024 * 1024, maxPages: 500, timeoutMs: 60_000, maxPageItems: 20_000, maxTextItems: 500_000 };
@@ -90,7 +95,9 @@ export async function openPdf(src: PdfSource, opts: OpenOptions = {}): Promise<P
   checkEncryption(data);
   const pages: Page[] = [];
   let chars = 0;
-  const metadata = await engine.extract(data, opts.password, limits, Date.now() + limits.timeoutMs, (number, width, height, items) => {
+  const deadline = Math.min(Date.now() + limits.timeoutMs, opts.deadline ?? Infinity);
+  const engineLimits = { ...limits, selfTimed: opts.selfTimed };
+  const metadata = await engine.extract(data, opts.password, engineLimits, deadline, (number, width, height, items) => {
     for (const it of items) chars += it.text.trim().length;
     const { lines, rotated } = buildLines(items, number);
     pages.push({ number, width, height, lines, rotated });

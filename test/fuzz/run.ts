@@ -1,8 +1,10 @@
 /**
  * The fuzz runner: mutated PDFs from every fixture family (fixtures/**\/*.pdf, encrypted ones
  * with their passwords) through the parse core's worker pool and through the built `cas parse`
- * (batches of files, --jobs). Each must be answered within the budget with a result or a typed
- * error: the runner counts hangs, crashes, unhandled rejections and `Unexpected` codes.
+ * (batches of files: even batches with --jobs on workers, odd ones with --jobs 1, where each small
+ * file is parsed in the CLI's own thread under its watchdog). Each must be answered within the
+ * budget with a result or a typed error: the runner counts hangs, crashes, unhandled rejections
+ * and `Unexpected` codes.
  *
  *   npm run fuzz -- --n 20000 [--seed 7] [--cli 2000] [--jobs 2]
  *
@@ -38,6 +40,8 @@ export interface FuzzOptions {
 export interface FuzzSummary {
   library: number;
   cli: number;
+  /** Of `cli`, the files of the batches run one at a time (in the CLI's own thread when small). */
+  cliInThread: number;
   sources: number;
   hangs: number;
   crashes: number;
@@ -99,6 +103,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
   const s: FuzzSummary = {
     library: 0,
     cli: 0,
+    cliInThread: 0,
     sources: src.length,
     hangs: 0,
     crashes: 0,
@@ -183,14 +188,16 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
           CAS_CONFIG_DIR: path.join(dir, 'config'),
           NO_COLOR: '1',
         };
-        const allowed = Math.ceil(names.length / jobs) * budgetMs + 10_000;
+        // Odd batches one file at a time: small files in the CLI's own thread (src/core/inline.ts).
+        const batchJobs = b % 2 === 1 ? 1 : jobs;
+        const allowed = Math.ceil(names.length / batchJobs) * budgetMs + 10_000;
         const argv = [
           'node',
           path.join(ROOT, 'bin/cas.js'),
           'parse',
           path.join(dir, 'in'),
           '--jobs',
-          String(jobs),
+          String(batchJobs),
           '--out-dir',
           path.join(dir, 'out'),
         ];
@@ -203,11 +210,12 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
       });
       const ms = performance.now() - start;
       s.cli += names.length;
+      if (batchJobs === 1) s.cliInThread += names.length;
       if (GNU_TIME && existsSync(path.join(dir, 'rss'))) {
         const kb = Number(readFileSync(path.join(dir, 'rss'), 'utf8').trim().split('\n').at(-1));
         if (Number.isFinite(kb)) s.peakRssKb.cli = Math.max(s.peakRssKb.cli ?? 0, kb);
       }
-      const what = `cas parse batch ${b} (${names.length} files)`;
+      const what = `cas parse batch ${b} (${names.length} files, --jobs ${batchJobs})`;
       if (r.signal || r.code === null) {
         s.hangs++;
         problem(`${what}: killed after ${ms.toFixed(0)} ms (${r.signal})`);
@@ -254,7 +262,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
     .sort((a, b) => b[1] - a[1])
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
-  s.line = `fuzz seed ${seed}: ${s.library + s.cli} mutants of ${s.sources} fixtures (library ${s.library}, cas parse ${s.cli}) in ${secs} s: ${s.hangs} hangs, ${s.crashes} crashes, ${s.unhandledRejections} unhandled rejections, ${s.unexpected} Unexpected; slowest library answer ${s.slowestMs.toFixed(0)} ms (budget ${budgetMs}); peak RSS ${s.peakRssKb.library} KB (library process), ${s.peakRssKb.cli === null ? 'n/a (no GNU time)' : `${s.peakRssKb.cli} KB`} (largest cas parse batch); ${s.rejectionsCaughtInWorkers} engine rejections caught in workers; outcomes: ${outcomes}`;
+  s.line = `fuzz seed ${seed}: ${s.library + s.cli} mutants of ${s.sources} fixtures (library ${s.library}, cas parse ${s.cli}, of them ${s.cliInThread} one at a time in its own thread) in ${secs} s: ${s.hangs} hangs, ${s.crashes} crashes, ${s.unhandledRejections} unhandled rejections, ${s.unexpected} Unexpected; slowest library answer ${s.slowestMs.toFixed(0)} ms (budget ${budgetMs}); peak RSS ${s.peakRssKb.library} KB (library process), ${s.peakRssKb.cli === null ? 'n/a (no GNU time)' : `${s.peakRssKb.cli} KB`} (largest cas parse batch); ${s.rejectionsCaughtInWorkers} engine rejections caught in workers; outcomes: ${outcomes}`;
   return s;
 }
 

@@ -10,7 +10,7 @@
  * either way).
  */
 import { describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
@@ -47,6 +47,13 @@ writeFileSync(
   UNBUNDLED,
   `import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/cli/main.js')).href)}).then((m) => m.main(process.argv));\n`,
 );
+
+/** The plain registrar fixture under another name (a second file for a batch). */
+function copyOfPlain(): string {
+  const f = path.join(dir, 'plain-copy.pdf');
+  copyFileSync(fixture('registrar/cams-detailed-plain.pdf'), f);
+  return f;
+}
 
 let runs = 0;
 /** Run the built cas (unbundled; `bundled`: bin/cas.js) with the recorder; the files it loaded (absolute paths, node: builtins left out). */
@@ -145,7 +152,11 @@ describe('module graph of the built cas', () => {
       expect(new Set(ours(r.files))).toEqual(new Set(['bundle']));
       expect(offending(r.files, SERVICE.slice(0, -1))).toEqual([]);
     }
-    expect(parse.files).toContain(path.join(ROOT, 'dist/bundle/worker.js'));
+    // One small statement is parsed in the CLI's own thread (src/core/inline.ts): no worker; two with --jobs 2 go to workers.
+    expect(parse.files).not.toContain(path.join(ROOT, 'dist/bundle/worker.js'));
+    const two = await loaded(['parse', fixture('registrar/cams-detailed-plain.pdf'), copyOfPlain(), '--jobs', '2'], {}, undefined, true);
+    expect(two.exitCode).toBe(0);
+    expect(two.files).toContain(path.join(ROOT, 'dist/bundle/worker.js'));
     expect(parse.files.some(pkg('@embedpdf/pdfium'))).toBe(true);
     expect(
       offending(
