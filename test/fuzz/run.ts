@@ -179,6 +179,8 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
         writeFileSync(path.join(dir, 'in', name), m.value.pdf);
         names.push(name);
       }
+      // Odd batches one file at a time: small files in the CLI's own thread (src/core/inline.ts).
+      const batchJobs = b % 2 === 1 ? 1 : jobs;
       const start = performance.now();
       const r = await new Promise<{ code: number | null; signal: string | null; stderr: string }>((resolve) => {
         const env = {
@@ -188,8 +190,6 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
           CAS_CONFIG_DIR: path.join(dir, 'config'),
           NO_COLOR: '1',
         };
-        // Odd batches one file at a time: small files in the CLI's own thread (src/core/inline.ts).
-        const batchJobs = b % 2 === 1 ? 1 : jobs;
         const allowed = Math.ceil(names.length / batchJobs) * budgetMs + 10_000;
         const argv = [
           'node',
