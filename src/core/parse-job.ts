@@ -7,7 +7,7 @@
 import { DocumentError } from '../errors.js';
 import { openPdf } from '../pdf/open.js';
 import { readPdfFile, type InputPath } from './input.js';
-import { isDeadlineStop, stoppedAtLimit, withinDeadline, type EngineName } from '../pdf/engine.js';
+import { withinDeadline, type EngineName } from '../pdf/engine.js';
 import type { PdfDocument } from '../pdf/model.js';
 import { detect, parseDocument, type Detection, type StatementKind } from '../parsers/index.js';
 import type { BrokerType, ParseWarning } from '../schema/index.js';
@@ -95,22 +95,14 @@ export async function runParseJob(job: ParseJob, timing: InThread = {}): Promise
     const bytes = job.bytes ?? (job.file !== undefined ? await readPdfFile(job.file, limits.maxBytes) : undefined);
     if (!bytes) return { ok: false, ...jobError('UsageError', 'a parse job needs the PDF bytes or a file') };
     const doc = await openWithPasswords(bytes, job, limits, job.engine, timing);
-    const bounded = <T>(fn: () => T): T => (timing.selfTimed && timing.deadline !== undefined ? timed(timing.deadline, limits, fn) : fn());
+    const { deadline } = timing;
+    const bounded = <T>(fn: () => T): T =>
+      timing.selfTimed && deadline !== undefined ? withinDeadline(deadline, limits.timeoutMs, fn) : fn();
     if (job.detectOnly) return { ok: true, data: null, warnings: [], detection: bounded(() => detect(doc)) };
     const r = bounded(() => parseDocument(doc, { type: job.type, broker: job.broker }));
     return selfCheck({ ok: true, data: r.data, warnings: r.warnings, detection: r.detection });
   } catch (err) {
     return { ok: false, ...errorInfo(err) };
-  }
-}
-
-/** `fn` under the watchdog; its stop is the job's Timeout. */
-function timed<T>(deadline: number, limits: ParseLimits, fn: () => T): T {
-  try {
-    return withinDeadline(deadline, fn);
-  } catch (err) {
-    if (isDeadlineStop(err)) throw new DocumentError('Timeout', stoppedAtLimit(limits.timeoutMs));
-    throw err;
   }
 }
 

@@ -21,10 +21,8 @@ import { standardWidths } from './std-widths.js';
 import {
   checkDeadline,
   checkItemCount,
-  isDeadlineStop,
   metaValue,
   shownItem,
-  stoppedAtLimit,
   withinDeadline,
   type EngineLimits,
   type PageSink,
@@ -632,17 +630,17 @@ async function withDocument<T>(
     return fn(m, doc, s);
   };
   try {
-    return timed ? withinDeadline(timed.deadline, run) : run();
+    return timed ? withinDeadline(timed.deadline, timed.limits.timeoutMs, run) : run();
   } catch (err) {
     // PDFium aborted inside WebAssembly (a trap such as `unreachable` on a damaged file), or the
     // watchdog stopped it mid-call: this instance's state can no longer be trusted, so it is dropped
     // (the next document gets a new one) and nothing more is called on it; the caller gets a typed
     // error, never a crash.
-    const stopped = timed !== undefined && isDeadlineStop(err);
+    const stopped = timed !== undefined && err instanceof DocumentError && err.code === 'Timeout';
     if (err instanceof WebAssembly.RuntimeError || stopped) {
       trapped = true;
       if (modulePromise && (await modulePromise.catch(() => undefined)) === m) modulePromise = undefined;
-      if (stopped) throw new DocumentError('Timeout', stoppedAtLimit(timed.limits.timeoutMs));
+      if (stopped) throw err;
       if (heapCapHit)
         throw new DocumentError(
           'ResourceLimit',

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DocumentError } from '../errors.js';
 import { loadPdfjsModules } from './node-env.js';
-import { checkDeadline, checkItemCount, metaValue, shownItem, type EngineLimits, type TextEngine } from './engine.js';
+import { checkDeadline, checkItemCount, metaValue, shownItem, stoppedAtLimit, type EngineLimits, type TextEngine } from './engine.js';
 
 const require = createRequire(import.meta.url);
 let pdfjsPromise: Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')> | undefined;
@@ -138,10 +138,7 @@ export const pdfjsEngine: TextEngine = {
     task.promise.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const budget = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new DocumentError('Timeout', `reading the PDF took longer than ${limits.timeoutMs} ms`)),
-        Math.max(0, deadline - Date.now()),
-      );
+      timer = setTimeout(() => reject(new DocumentError('Timeout', stoppedAtLimit(limits.timeoutMs))), Math.max(0, deadline - Date.now()));
     });
     const read = async () => {
       const doc = await task.promise;

@@ -94,29 +94,26 @@ export function checkItemCount(n: number, onPage: number, total: number, limits:
 
 /** The time budget (Timeout past the deadline). */
 export function checkDeadline(deadline: number, limits: EngineLimits): void {
-  if (Date.now() > deadline) throw new DocumentError('Timeout', `reading the PDF took longer than ${limits.timeoutMs} ms`);
+  if (Date.now() > deadline) throw new DocumentError('Timeout', stoppedAtLimit(limits.timeoutMs));
 }
 
-/** The Timeout of a parse stopped at its time limit (by the pool's timer or by `withinDeadline`'s watchdog). */
+/** The Timeout of a parse stopped at its time limit (the pool's timer, a check between pages, `withinDeadline`'s watchdog). */
 export const stoppedAtLimit = (timeoutMs: number): string =>
   `reading the PDF took longer than the limit of ${timeoutMs / 1000} s; it was stopped`;
 
 const WATCHED = Symbol.for('cas.withinDeadline');
 let watched: vm.Script | undefined;
 
-/** True for the error `withinDeadline`'s watchdog ends a stretch with. */
-export const isDeadlineStop = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
-
 /**
  * Run the synchronous `fn` under a watchdog that stops it at `deadline`: V8 ends the stretch
  * wherever it is, in JavaScript or inside WebAssembly (the same termination a worker's `terminate`
  * uses), through Node's `vm` time limit on a one-line script that calls `fn` in this context. A stop
- * throws an error `isDeadlineStop` recognises: the caller must then treat whatever `fn` was changing
- * as broken (a PDFium instance is dropped). Errors `fn` throws pass through unchanged.
+ * (or a deadline already past) is the parse's Timeout; after it the caller must treat whatever `fn`
+ * was changing as broken (a PDFium instance is dropped). Errors `fn` throws pass through unchanged.
  */
-export function withinDeadline<T>(deadline: number, fn: () => T): T {
+export function withinDeadline<T>(deadline: number, timeoutMs: number, fn: () => T): T {
   const ms = Math.floor(deadline - Date.now());
-  if (ms <= 0) throw Object.assign(new Error('the deadline has passed'), { code: 'ERR_SCRIPT_EXECUTION_TIMEOUT' });
+  if (ms <= 0) throw new DocumentError('Timeout', stoppedAtLimit(timeoutMs));
   watched ??= new vm.Script(`globalThis[Symbol.for('cas.withinDeadline')]()`);
   const g = globalThis as unknown as Record<symbol, (() => void) | undefined>;
   let out: { value: T } | undefined;
@@ -125,6 +122,10 @@ export function withinDeadline<T>(deadline: number, fn: () => T): T {
   };
   try {
     watched.runInThisContext({ timeout: ms });
+  } catch (err) {
+    if ((err as { code?: unknown } | null)?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT')
+      throw new DocumentError('Timeout', stoppedAtLimit(timeoutMs));
+    throw err;
   } finally {
     g[WATCHED] = undefined;
   }
