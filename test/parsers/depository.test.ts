@@ -12,7 +12,8 @@ import { toPdf } from '../fixtures/depository-layout.js';
 import { CANONICAL_CHOICES, canonicalStyle, cdslDoc, nsdlDoc, type DepChoices } from '../fixtures/depository-statement.js';
 import type { Line } from '../../src/pdf/model.js';
 import { piecesToWords } from '../../src/pdf/lines.js';
-import { assignNumbers, readHeader } from '../../src/parsers/common/table-grid.js';
+import { assignToColumns, readGrid } from '../../src/parsers/common/table/index.js';
+import { DEPOSITORY_HEADERS } from '../../src/parsers/depository/vocabulary.js';
 
 const PARSE = { depository_a: parseDepositoryA, depository_b: parseDepositoryB } as const;
 const RENDER = { depository_a: renderCdsl, depository_b: renderNsdl } as const;
@@ -195,12 +196,12 @@ describe('table headers read as word sets', () => {
       ]),
       line(34, [['Company', 100]]),
     ];
-    const g = readHeader(lines, 0)!;
+    const g = readGrid(lines, 0, DEPOSITORY_HEADERS)!;
     expect(g.columns.map((c) => c.role)).toEqual(['isin', 'name', 'units', 'price', 'value']);
     expect(g.next).toBe(4);
   });
   it('labels drawn so close that they share one text piece are split by the label vocabulary', () => {
-    const g = readHeader(
+    const g = readGrid(
       [
         line(10, [
           ['ISIN', 30],
@@ -211,6 +212,7 @@ describe('table headers read as word sets', () => {
         ]),
       ],
       0,
+      DEPOSITORY_HEADERS,
     )!;
     expect(g.columns.map((c) => c.label)).toEqual([
       'ISIN',
@@ -224,14 +226,14 @@ describe('table headers read as word sets', () => {
     ]);
     expect(g.columns.filter((c) => c.numeric).map((c) => c.role)).toEqual(['units', 'other', 'other', 'other', 'other', 'value']);
   });
-  it('numbers go to numeric columns by order when their count matches, else by overlap from the right', () => {
+  it('numbers go to numeric columns by order when their count matches, else placed in order by overlap', () => {
     const cols = [
       { label: 'Credit', role: 'credit', numeric: true, x0: 400, x1: 430 },
       { label: 'Debit', role: 'debit', numeric: true, x0: 450, x1: 475 },
       { label: 'Balance', role: 'balance', numeric: true, x0: 500, x1: 540 },
     ];
     expect([
-      ...assignNumbers(
+      ...assignToColumns(
         [
           { text: '3', x0: 468, x1: 475 },
           { text: '351', x0: 525, x1: 540 },
@@ -239,11 +241,29 @@ describe('table headers read as word sets', () => {
         cols,
       ),
     ]).toEqual([
-      ['balance', '351'],
       ['debit', '3'],
+      ['balance', '351'],
+    ]);
+    // More numbers than columns: the rightmost ones are placed, the one ending a description is not.
+    expect([
+      ...assignToColumns(
+        [
+          { text: '12', x0: 300, x1: 310 },
+          { text: '5', x0: 420, x1: 430 },
+          { text: '7', x0: 465, x1: 475 },
+          { text: '9', x0: 530, x1: 540 },
+          { text: '2', x0: 200, x1: 205 },
+        ],
+        cols,
+        new Set(),
+      ),
+    ]).toEqual([
+      ['credit', '5'],
+      ['debit', '7'],
+      ['balance', '9'],
     ]);
     expect([
-      ...assignNumbers(
+      ...assignToColumns(
         [
           { text: '1', x0: 10, x1: 15 },
           { text: '2', x0: 20, x1: 25 },

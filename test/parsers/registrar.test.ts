@@ -243,7 +243,7 @@ describe('registrar content traits of genuine statements (issue 24)', () => {
 
 describe('numbers printed into each other', () => {
   it('splits numbers glued at a sign mark, and leaves digits glued to digits alone', async () => {
-    const { splitGluedNumbers } = await import('../../src/parsers/common/table.js');
+    const { splitGluedNumbers } = await import('../../src/parsers/common/table/index.js');
     const w = (text: string, x0 = 100) => ({ text, x0, x1: x0 + text.length * 5 });
     expect(splitGluedNumbers([w('Redemption'), w('(2,04,446.60)(501.714)', 300)]).map((x) => x.text)).toEqual([
       'Redemption',

@@ -7,7 +7,7 @@
  * belongs to the block.
  */
 import type { Line } from '../../pdf/model.js';
-import { lineSize, wordGroups, wordsText } from './table.js';
+import { lineSize, wordGroups, wordsText } from './table/index.js';
 
 export interface InvestorFields {
   name: string | null;

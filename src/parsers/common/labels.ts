@@ -6,9 +6,9 @@
  * value row). Pure helpers; no layout knowledge.
  */
 import type { Line, Word } from '../../pdf/model.js';
-import { lineSize, normText } from './table.js';
+import { lineSize, normText } from './table/index.js';
 
-/** Lower case, every run of non-alphanumerics one space: `Buy(B) / Sell(S)` -> `buy b sell s` (kept in table.ts, which labels.ts builds on). */
+/** Lower case, every run of non-alphanumerics one space: `Buy(B) / Sell(S)` -> `buy b sell s` (kept in table/text.ts, which labels.ts builds on). */
 export { normText };
 
 interface Tok {

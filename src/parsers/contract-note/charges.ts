@@ -7,7 +7,7 @@ import type { Line, Word } from '../../pdf/model.js';
 import { isNumber, parseNumber } from '../../pdf/numbers.js';
 import type { ParseWarning } from '../../schema/index.js';
 import { normText } from '../common/labels.js';
-import { alignInOrder, headerColumns } from '../common/table.js';
+import { alignInOrder, headerColumns } from '../common/table/index.js';
 import { genericCharge } from './layouts/generic.js';
 import type { BrokerLayout, ChargeKey } from './layouts/types.js';
 

@@ -3,7 +3,7 @@ import type { Line, Word } from '../../pdf/model.js';
 import { parseDate } from '../../pdf/numbers.js';
 import type { ContractNote } from '../../schema/index.js';
 import { findLabels, labelValue, labelWords, normText } from '../common/labels.js';
-import { lineSize } from '../common/table.js';
+import { lineSize } from '../common/table/index.js';
 import { GENERIC_FACTS } from './layouts/generic.js';
 import type { BrokerLayout, FactKey } from './layouts/types.js';
 

@@ -11,7 +11,7 @@ import type { Line } from '../../pdf/model.js';
 import { parseNumber, round } from '../../pdf/numbers.js';
 import type { ContractNote } from '../../schema/index.js';
 import { normText } from '../common/labels.js';
-import { findHeader, type HeaderColumn, type HeaderVocabulary, rowFigures } from '../common/table.js';
+import { findHeader, type HeaderColumn, type HeaderVocabulary, rowFigures } from '../common/table/index.js';
 
 export type ScripKey = 'exchange' | 'name' | 'bought' | 'sold' | 'gross' | 'avg' | 'brokerage' | 'gst' | 'stt' | 'stamp' | 'other' | 'net';
 

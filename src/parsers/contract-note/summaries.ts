@@ -6,7 +6,7 @@
 import type { Line, Word } from '../../pdf/model.js';
 import { isNumber, parseNumber } from '../../pdf/numbers.js';
 import type { ContractNote } from '../../schema/index.js';
-import { findHeader, type HeaderColumn, type HeaderVocabulary, rowFigures } from '../common/table.js';
+import { findHeader, type HeaderColumn, type HeaderVocabulary, rowFigures } from '../common/table/index.js';
 
 type EqKey = 'name' | 'symbol' | 'isin' | 'bq' | 'bw' | 'bt' | 'sq' | 'sw' | 'st' | 'net';
 type DvKey = 'desc' | 'side' | 'qty' | 'wap' | 'closing' | 'bpu' | 'net';

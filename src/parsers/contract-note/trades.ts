@@ -8,7 +8,7 @@ import type { Line, Word } from '../../pdf/model.js';
 import { isNumber, parseNumber } from '../../pdf/numbers.js';
 import type { ContractNote } from '../../schema/index.js';
 import { normText } from '../common/labels.js';
-import { findHeader, type HeaderColumn, type HeaderVocabulary, isHeaderLine, rowFigures } from '../common/table.js';
+import { findHeader, type HeaderColumn, type HeaderVocabulary, isHeaderLine, rowFigures } from '../common/table/index.js';
 import { genericColumn } from './layouts/generic.js';
 import type { BrokerLayout, ColKey } from './layouts/types.js';
 

@@ -21,7 +21,8 @@ import type {
   Transaction,
 } from '../../schema/index.js';
 import { emptyStatement, noPeriod, type ParseResult } from '../common.js';
-import { bodyLines, findPeriod, FULL_ISIN, PAN, readInvestor, squash, text } from '../depository/read.js';
+import { bodyLines, findPeriod, FULL_ISIN, PAN, readInvestor, text } from '../depository/read.js';
+import { squashText } from '../common/table/index.js';
 import {
   addNps,
   dematAccount,
@@ -409,7 +410,7 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
       const clientId = bo ? bo.slice(8) : m[4];
       acc = out.demat_accounts.find((a) => a.dp_id === dpId && a.client_id === clientId);
       if (!acc) {
-        acc = dematAccount(!/^IN/i.test(dpId), dpId, undup(squash(m[1])), clientId, [], {});
+        acc = dematAccount(!/^IN/i.test(dpId), dpId, undup(squashText(m[1])), clientId, [], {});
         out.demat_accounts.push(acc);
         pending.set(acc, []);
       }

@@ -21,7 +21,8 @@ import type {
   ParseWarning,
 } from '../../schema/index.js';
 import { emptyStatement, noPeriod, type ParseResult } from '../common.js';
-import { bodyLines, findPeriod, readInvestor, squash, text } from '../depository/read.js';
+import { bodyLines, findPeriod, readInvestor, text } from '../depository/read.js';
+import { squashText } from '../common/table/index.js';
 import {
   addNps,
   dematAccount,
@@ -131,7 +132,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
     const dpId = ids[1];
     const clientId = ids[2];
     const t = text(lines[i]);
-    const before = squash(t.slice(0, t.search(/DP\s*ID/i)));
+    const before = squashText(t.slice(0, t.search(/DP\s*ID/i)));
     const prev = i > 0 ? text(lines[i - 1]) : '';
     const typeHint = /\b(NSDL|CDSL) Demat Account\b/i.exec(`${prev} ${t}`)?.[1];
     const cdsl = typeHint ? typeHint.toUpperCase() === 'CDSL' : !/^IN/i.test(dpId);
@@ -145,7 +146,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       const u = lines[k].text;
       if (/\b(NSDL|CDSL) Demat Account\b/i.test(u) || IDS.test(u)) break;
       for (const part of u.split(/\s{2,}/)) {
-        const left = squash(part);
+        const left = squashText(part);
         if (/\(PAN\s*:/i.test(left)) holderText.unshift(left);
         else if (!dpName && left && !/^ACCOUNT HOLDERS?$/i.test(left)) dpName = left;
       }
@@ -264,7 +265,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
       if ((tm = /^(NSDL|CDSL) Demat Account\b(.*)$/i.exec(t))) {
         pendingValue = lastAmount(line);
         pendingType = tm[1].toUpperCase();
-        const rest = squash(tm[2].replace(/\s+[\d,.]+\s+[\d,.`₹]+$/, '').replace(IDS, ''));
+        const rest = squashText(tm[2].replace(/\s+[\d,.]+\s+[\d,.`₹]+$/, '').replace(IDS, ''));
         const above = i > 0 ? text(lines[i - 1]) : '';
         pendingName = rest || (!/\d|\(PAN|Demat Account|Name/i.test(above) ? above : '');
       }

@@ -21,7 +21,8 @@ import type { Line, Word } from '../../pdf/model.js';
 import { exactSum, parseDate, parseNumber, round } from '../../pdf/numbers.js';
 import type { MutualFundFolio, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
 import { folioTransaction } from '../phrasings/depository.js';
-import { shareBeforeKey, squash, text } from './read.js';
+import { squashText } from '../common/table/index.js';
+import { shareBeforeKey, text } from './read.js';
 
 type Role = 'date' | 'desc' | 'amount' | 'stamp' | 'nav' | 'price' | 'units' | 'income' | 'capital' | 'balance';
 const NUMERIC: ReadonlySet<Role> = new Set(['amount', 'stamp', 'nav', 'price', 'units', 'income', 'capital', 'balance']);
@@ -267,7 +268,7 @@ export class FolioTxnReader {
     for (const ws of perLine) if (ws !== numLine) desc.push(...ws.map((w) => w.text));
     const got = assign(numLine, numeric);
     const n = (r: Role): number | null => parseNumber(got.get(r));
-    const description = squash(desc.join(' '));
+    const description = squashText(desc.join(' '));
     const printed = n('units');
     const { type, moves } = folioTransaction(description, printed);
     const sign = moves === 'out' ? -1 : 1;

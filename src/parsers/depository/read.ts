@@ -7,15 +7,14 @@
 import type { Line, PdfDocument, Word } from '../../pdf/model.js';
 import { allLines } from '../../pdf/model.js';
 import { parseDate, parseMonthYear, parseNumber } from '../../pdf/numbers.js';
-import { assignNumbers, isAmount, lineSize, textColumn, type Grid, type GridColumn } from '../common/table-grid.js';
+import { assignToColumns, isAmount, lineSize, squashText, textColumn, type Grid, type GridColumn } from '../common/table/index.js';
 
 export const FULL_ISIN = /^IN[A-Z0-9]{10}$/;
 const PART_ISIN = /^IN[A-Z0-9]{4,9}$/;
 /** A PAN as printed, masked ones included (`AYXXXXXX7G`). */
 export const PAN = /[A-Z]{5}[0-9X]{4}[A-Z]/;
 
-export const squash = (s: string): string => s.replace(/\s+/g, ' ').trim();
-export const text = (l: Line): string => squash(l.words.map((w) => w.text).join(' '));
+export const text = (l: Line): string => squashText(l.words.map((w) => w.text).join(' '));
 
 /** Body lines without page furniture (page numbers, repeated footers). */
 export function bodyLines(doc: PdfDocument, furniture: (t: string, l: Line) => boolean): Line[] {
@@ -82,7 +81,7 @@ export function readInvestor(lines: Line[], idIdx: number): InvestorBlock {
     if (l.page !== prev.page || l.y - prev.y > lineSize(prev) * 2.6) break;
     const ws = leftWords(l).filter((w) => w.x0 >= x0 - 12);
     if (!ws.length || Math.abs(ws[0].x0 - x0) > 12) break;
-    const t = squash(ws.map((w) => w.text).join(' '));
+    const t = squashText(ws.map((w) => w.text).join(' '));
     if (/for the (period|month)|^statement for|consolidated|summary|portfolio|your demat/i.test(t)) break;
     prev = l;
     let m: RegExpExecArray | null;
@@ -190,8 +189,8 @@ export function recordFields(rec: Rec, grid: Grid): RecFields {
     }
   });
   const joined: Record<string, string> = {};
-  for (const [k, v] of Object.entries(text)) joined[k] = squash(v.join(' ')).replace(/(\w)- (\w)/g, '$1-$2');
-  return { isin, text: joined, nums: assignNumbers(nums, cols, new Set(first.words)), under };
+  for (const [k, v] of Object.entries(text)) joined[k] = squashText(v.join(' ')).replace(/(\w)- (\w)/g, '$1-$2');
+  return { isin, text: joined, nums: assignToColumns(nums, cols, new Set(first.words)), under };
 }
 
 /** What a statement prints in a cell it has no value for (depository_b's UCC under a folio's ISIN), as data. */

@@ -16,7 +16,8 @@ import type {
   ParsedStatement,
   Transaction,
 } from '../../schema/index.js';
-import { lineSize, readHeader, textColumn, type Grid } from '../common/table-grid.js';
+import { lineSize, readGrid, textColumn, type Grid } from '../common/table/index.js';
+import { DEPOSITORY_HEADERS } from './vocabulary.js';
 import { FULL_ISIN, isinWord, isTableHeading, num, recordFields, shareBeforeKey, text, TOTAL_ROW, type RecFields } from './read.js';
 import { dematTransaction, emptyHoldings, rowOpening, schemeFromFolioRow } from './shared.js';
 
@@ -48,7 +49,7 @@ export class Table {
 
   /** A header at lines[i]? Then the columns change and the index after it is returned. */
   header(lines: Line[], i: number): number | null {
-    const g = readHeader(lines, i);
+    const g = readGrid(lines, i, DEPOSITORY_HEADERS);
     if (!g || !this.fits(g)) return null;
     this.flush();
     this.grid = g;

@@ -14,7 +14,7 @@ import type { MutualFundFolio, ParsedStatement, ParseWarning, Scheme, Transactio
 import { dividendRate, emptyStatement, noPeriod, type ParseResult } from '../common.js';
 import { classifyRegistrar } from '../phrasings/index.js';
 import { readInvestorBlock, withInvestorFields } from '../common/investor.js';
-import { joinWrapped, lineSize, squash, trailingNumbers } from '../common/table.js';
+import { joinWrapped, lineSize, squash, trailingNumbers } from '../common/table/index.js';
 import { parseSummaryForm } from './summary.js';
 import {
   continueTxn,

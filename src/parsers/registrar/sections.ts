@@ -17,7 +17,7 @@ import {
   splitGluedNumbers,
   squash,
   trailingNumbers,
-} from '../common/table.js';
+} from '../common/table/index.js';
 
 /** Where the investor block ends (the first line of another section). */
 export const INVESTOR_STOP = /PORTFOLIO SUMMARY|Folio\s*No|^Date\b|Mutual\s+Fund$|\sMF$|^Consolidated Account|Scheme\s*Name/i;

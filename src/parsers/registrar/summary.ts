@@ -13,7 +13,7 @@ import { DATE_TOKEN, exactSum, isNumber, parseDate, parseNumber, round } from '.
 import type { MutualFundFolio, ParsedStatement, ParseWarning, Scheme } from '../../schema/index.js';
 import { emptyStatement, noPeriod, schemeType, type ParseResult } from '../common.js';
 import { readInvestorBlock, withInvestorFields } from '../common/investor.js';
-import { joinWrapped, lineSize, matchStackedHeader, mergeSplitRows, squash, wordsText } from '../common/table.js';
+import { joinWrapped, lineSize, matchStackedHeader, mergeSplitRows, squash, wordsText } from '../common/table/index.js';
 import { cleanSchemeName, INVESTOR_STOP, isAmcHeading, SCHEME_CODE } from './sections.js';
 
 /** A folio number, alone or with its `/NN` suffix in the same word (`91014545032/0`). */

@@ -1,0 +1,312 @@
+/**
+ * A table's header read into typed columns (the depository statements' tables), with the
+ * vocabulary passed in as data (`GridVocabulary`; the depositories' is depository/vocabulary.ts):
+ *
+ * - `readGrid`: a column header is a run of stacked lines (1-19) whose words all come from the
+ *   vocabulary; its words are grouped into columns by horizontal overlap across the stacked lines
+ *   and by gaps wider than a space on one line, whatever the text operators were; each column gets
+ *   the role of the first rule its label matches;
+ * - `textColumn`: a text word belongs to the last column that starts at or before it (text is
+ *   left-aligned; a long name runs on to the right of its label);
+ * - `assignToColumns`: a record's numbers into the numeric columns, by order when their count is
+ *   the number of numeric columns (merged runs and shifted cells are then harmless), else placed
+ *   in order by overlap (`placeInOrder`, as every reader places figures).
+ */
+import type { Line, Word } from '../../../pdf/model.js';
+import { parseNumber } from '../../../pdf/numbers.js';
+import { placeInOrder } from './place.js';
+import { lineSize, mostOverlapping } from './text.js';
+
+/** A header vocabulary, as data. */
+export interface GridVocabulary {
+  /** Label rules, first match wins: [role, numeric, pattern on the lower-cased label]. */
+  roles: readonly (readonly [string, boolean, RegExp])[];
+  /** Every word a header is made of (lower case, letters and digits only). */
+  words: readonly string[];
+  /** The labels as printed (to split a piece that holds several labels). */
+  labels: readonly string[];
+  /** Words that start a header: one of them must be present. */
+  anchors: readonly string[];
+}
+
+export interface GridColumn {
+  /** The label, words joined top to bottom, left to right. */
+  label: string;
+  /** Role from the label (the vocabulary's rules), or 'text' when unknown. */
+  role: string;
+  numeric: boolean;
+  x0: number;
+  x1: number;
+}
+
+export interface Grid {
+  columns: GridColumn[];
+  /** Index of the first line after the header. */
+  next: number;
+  /** The header's lines (to recognise a repeated header). */
+  lines: Line[];
+}
+
+const norm = (w: string): string => w.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** A vocabulary compiled once: word sets, labels as normalised word lists, glued-word cache. */
+interface Compiled {
+  v: GridVocabulary;
+  words: Set<string>;
+  labels: string[][];
+  anchors: Set<string>;
+  glued: Map<string, string[] | null>;
+}
+const COMPILED = new WeakMap<GridVocabulary, Compiled>();
+
+function compile(v: GridVocabulary): Compiled {
+  let c = COMPILED.get(v);
+  if (!c) {
+    c = {
+      v,
+      words: new Set(v.words.map(norm).filter(Boolean)),
+      labels: v.labels.map((l) => l.split(/\s+/).map(norm).filter(Boolean)).filter((l) => l.length),
+      anchors: new Set(v.anchors.map(norm)),
+      glued: new Map(),
+    };
+    COMPILED.set(v, c);
+  }
+  return c;
+}
+
+/** Words that are a contiguous part of some label (rupee marks and punctuation are neutral). */
+function isFragment(c: Compiled, ws: Word[]): boolean {
+  const n = ws.map((w) => norm(w.text)).filter(Boolean);
+  if (!n.length) return true;
+  return c.labels.some((l) => {
+    for (let k = 0; k + n.length <= l.length; k++) if (n.every((x, j) => l[k + j] === x)) return true;
+    return false;
+  });
+}
+
+/** A piece's words as labels: kept whole when they are one label (or part of one), else split greedily. */
+function splitLabels(c: Compiled, ws: Word[]): Word[][] {
+  if (ws.length < 2 || isFragment(c, ws)) return ws.length ? [ws] : [];
+  const out: Word[][] = [];
+  let p = 0;
+  while (p < ws.length) {
+    let q = ws.length;
+    while (q > p + 1 && !isFragment(c, ws.slice(p, q))) q--;
+    out.push(ws.slice(p, q));
+    p = q;
+  }
+  return out;
+}
+
+/** Part of a header word broken over two lines (`Annual` / `ised`). */
+function isBroken(c: Compiled, n: string): boolean {
+  if (n.length < 3) return false;
+  for (const v of c.words) if (v.length > n.length && (v.startsWith(n) || v.endsWith(n))) return true;
+  return false;
+}
+
+/** A line made only of the vocabulary's words (punctuation and rupee marks are neutral), with at least one. */
+export function isGridHeaderLine(line: Line, v: GridVocabulary, lenient = false): boolean {
+  const c = compile(v);
+  let known = 0;
+  let unknown = 0;
+  for (const w of line.words) {
+    // No header word has a digit (`Return(%)` has none either): data lines are refused at once.
+    if (/\d/.test(w.text)) return false;
+    const n = norm(w.text);
+    if (!n) continue;
+    if (c.words.has(n) || (n.length >= 5 && unglue(w, v).length > 1)) known++;
+    // Beside a header, one short unknown word is a label broken over lines (`Annual` / `ised`).
+    else if (lenient && isBroken(c, n) && ++unknown <= 1) continue;
+    else return false;
+  }
+  return known > 0 || (lenient && unknown === 1 && line.words.length === 1);
+}
+
+/**
+ * Header words drawn so close that no space was extracted between them (`ValueProfit/(Loss)`)
+ * are split back into vocabulary words, their extents shared out by characters.
+ */
+export function unglue(w: Word, v: GridVocabulary): Word[] {
+  const c = compile(v);
+  const parts = (t: string): string[] | null => {
+    const known = c.glued.get(t);
+    if (known !== undefined) return known;
+    const r = split(t);
+    if (c.glued.size < 5000) c.glued.set(t, r);
+    return r;
+  };
+  const split = (t: string): string[] | null => {
+    if (c.words.has(norm(t)) || !norm(t)) return [t];
+    for (let k = t.length - 1; k > 0; k--) {
+      const head = t.slice(0, k);
+      if (!norm(head) || !c.words.has(norm(head))) continue;
+      const rest = parts(t.slice(k));
+      if (rest) return [head, ...rest];
+    }
+    return null;
+  };
+  const list = parts(w.text);
+  if (!list || list.length < 2) return [w];
+  const cw = (w.x1 - w.x0) / w.text.length;
+  let at = 0;
+  return list.map((t) => {
+    const x0 = w.x0 + at * cw;
+    at += t.length;
+    return { text: t, x0, x1: w.x0 + at * cw };
+  });
+}
+
+/** The role of a label: the first of the vocabulary's rules it matches, else 'text'. */
+export function roleOf(label: string, v: GridVocabulary): { role: string; numeric: boolean } {
+  const l = label.toLowerCase().replace(/\s+/g, ' ').trim();
+  for (const [role, numeric, re] of v.roles) if (re.test(l)) return { role, numeric };
+  return { role: 'text', numeric: false };
+}
+
+/**
+ * The header whose lines include `lines[i]`, or null. Stacked lines above and below join when
+ * they are header lines on the same page within about two line heights of each other.
+ */
+export function readGrid(lines: Line[], i: number, v: GridVocabulary): Grid | null {
+  if (!isGridHeaderLine(lines[i], v)) return null;
+  const c = compile(v);
+  const size = (l: Line): number => Math.max(5, lineSize(l));
+  let a = i;
+  let b = i;
+  while (
+    a > 0 &&
+    a > i - 19 &&
+    lines[a - 1].page === lines[a].page &&
+    lines[a].y - lines[a - 1].y <= size(lines[a]) * 2.1 &&
+    isGridHeaderLine(lines[a - 1], v, true)
+  )
+    a--;
+  while (
+    b + 1 < lines.length &&
+    b < a + 19 &&
+    lines[b + 1].page === lines[b].page &&
+    lines[b + 1].y - lines[b].y <= size(lines[b]) * 2.1 &&
+    isGridHeaderLine(lines[b + 1], v, true)
+  )
+    b++;
+  const group = lines.slice(a, b + 1).map((l) => ({ ...l, words: l.words.flatMap((w) => unglue(w, v)) }));
+  const words = group.flatMap((l, li) => l.words.map((w) => ({ ...w, li })));
+  if (!words.some((w) => c.anchors.has(norm(w.text)))) return null;
+  if (words.filter((w) => norm(w.text)).length < 3) return null;
+  // Per line: segments are pieces, split where a piece holds several labels (cells drawn close
+  // together merge into one piece) and joined where one label was drawn in several pieces.
+  type Seg = { words: Word[]; li: number; x0: number; x1: number };
+  const gapMax = Math.max(4, lineSize(group[0]) * 1.05);
+  const segs: Seg[] = [];
+  group.forEach((l, li) => {
+    const line: Seg[] = [];
+    for (const p of l.pieces) {
+      const ws = l.words.filter((w) => w.x0 >= p.x0 - 0.5 && w.x1 <= p.x1 + 0.5);
+      for (const part of splitLabels(c, ws)) line.push({ words: part, li, x0: part[0].x0, x1: part[part.length - 1].x1 });
+    }
+    for (let k = 1; k < line.length; k++) {
+      const u = line[k - 1];
+      const w = line[k];
+      if (w.x0 - u.x1 <= gapMax && isFragment(c, [...u.words, ...w.words])) {
+        line.splice(k - 1, 2, { words: [...u.words, ...w.words], li, x0: u.x0, x1: w.x1 });
+        k--;
+      }
+    }
+    segs.push(...line);
+  });
+  // Stacked segments that overlap horizontally are one column.
+  const parent = segs.map((_, k) => k);
+  const find = (k: number): number => (parent[k] === k ? k : (parent[k] = find(parent[k])));
+  for (let p = 0; p < segs.length; p++) {
+    for (let q = p + 1; q < segs.length; q++) {
+      const ov = Math.min(segs[p].x1, segs[q].x1) - Math.max(segs[p].x0, segs[q].x0);
+      if (segs[p].li !== segs[q].li && ov > 0.3 * Math.min(segs[p].x1 - segs[p].x0, segs[q].x1 - segs[q].x0)) parent[find(p)] = find(q);
+    }
+  }
+  const groups = new Map<number, (Word & { li: number })[]>();
+  segs.forEach((sg, k) => groups.set(find(k), [...(groups.get(find(k)) ?? []), ...sg.words.map((w) => ({ ...w, li: sg.li }))]));
+  const columns: GridColumn[] = [...groups.values()]
+    .map((ws) => {
+      ws.sort((u, w) => u.li - w.li || u.x0 - w.x0);
+      // A label drawn twice over itself (a bold or bilingual overprint) counts once.
+      const label = ws
+        .filter((w, k) => !ws.slice(0, k).some((u) => u.text === w.text && Math.min(u.x1, w.x1) - Math.max(u.x0, w.x0) > 0))
+        .map((w) => w.text)
+        .join(' ');
+      const { role, numeric } = roleOf(label, v);
+      return { label, role, numeric, x0: Math.min(...ws.map((w) => w.x0)), x1: Math.max(...ws.map((w) => w.x1)) };
+    })
+    .sort((u, w) => u.x0 - w.x0);
+  return { columns, next: b + 1, lines: lines.slice(a, b + 1) };
+}
+
+/** The column a text word belongs to: the last one starting at or before it. */
+export function textColumn(w: Word, cols: GridColumn[]): GridColumn | undefined {
+  // Under a text column's label (a centred label over left-aligned text): that column.
+  const best = mostOverlapping(w, cols);
+  if (best && !best.numeric) return best;
+  let out: GridColumn | undefined;
+  for (const c of cols) if (c.x0 - 3 <= w.x0) out = c;
+  return out;
+}
+
+/** A number word (an amount or quantity; long digit runs are identifiers such as order numbers). */
+export function isAmount(w: string): boolean {
+  if (/^\d{9,}$/.test(w)) return false;
+  return parseNumber(w) !== null && /\d/.test(w);
+}
+
+/** How well a number sits under a column: its overlap, else minus its distance (and far below any overlap). */
+function fit(w: Word, c: GridColumn): number {
+  const ov = Math.min(w.x1, c.x1) - Math.max(w.x0, c.x0);
+  return ov > 0 ? ov : -Math.min(Math.abs(w.x1 - c.x1), Math.abs(w.x0 - c.x0), Math.abs(w.x0 - c.x1), Math.abs(w.x1 - c.x0)) - 1000;
+}
+
+/**
+ * Numbers (words, any order) -> numeric column roles. By order when their count matches the
+ * numeric columns; otherwise the rightmost numbers (as many as there are columns) placed in order,
+ * each to a distinct column, at the best total fit (`placeInOrder`). Numbers on the record's key
+ * line go first; numbers on its other lines (a wrapped unit balance, a stray digit) only fill
+ * columns still empty, each the free one it overlaps most.
+ */
+export function assignToColumns(nums: Word[], cols: GridColumn[], keyLine?: Set<Word>): Map<string, string> {
+  const numeric = cols.filter((c) => c.numeric);
+  const sorted = [...nums].sort((a, b) => a.x0 - b.x0);
+  const out = new Map<string, string>();
+  // By order: the key line holds exactly one number per numeric column, or it holds none and the
+  // record's other lines do (numbers on the last line of a wrapped record).
+  const onKey = keyLine ? sorted.filter((w) => keyLine.has(w)) : sorted;
+  const ordered = onKey.length === numeric.length ? onKey : !onKey.length && sorted.length === numeric.length ? sorted : null;
+  if (ordered) {
+    ordered.forEach((w, k) => out.set(numeric[k].role, w.text));
+    return out;
+  }
+  const first = keyLine && sorted.some((w) => keyLine.has(w)) ? sorted.filter((w) => keyLine.has(w)) : sorted;
+  const taken = new Set<number>();
+  const take = first.slice(Math.max(0, first.length - numeric.length));
+  const at = placeInOrder(take, numeric, (w, c) => -fit(w, c)) ?? [];
+  at.forEach((k, n) => {
+    out.set(numeric[k].role, take[n].text);
+    taken.add(k);
+  });
+  if (first !== sorted) {
+    for (const w of sorted) {
+      if (first.includes(w)) continue;
+      let best = -1;
+      let top = -Infinity;
+      numeric.forEach((c, k) => {
+        const sc = fit(w, c);
+        if (!taken.has(k) && sc > 0 && sc > top) {
+          top = sc;
+          best = k;
+        }
+      });
+      if (best >= 0) {
+        out.set(numeric[best].role, w.text);
+        taken.add(best);
+      }
+    }
+  }
+  return out;
+}
