@@ -226,7 +226,7 @@ describe('table headers read as word sets', () => {
     ]);
     expect(g.columns.filter((c) => c.numeric).map((c) => c.role)).toEqual(['units', 'other', 'other', 'other', 'other', 'value']);
   });
-  it('numbers go to numeric columns by order when their count matches, else placed in order by overlap', () => {
+  it('numbers go to numeric columns by order when their count matches, else by overlap from the right', () => {
     const cols = [
       { label: 'Credit', role: 'credit', numeric: true, x0: 400, x1: 430 },
       { label: 'Debit', role: 'debit', numeric: true, x0: 450, x1: 475 },
@@ -241,8 +241,8 @@ describe('table headers read as word sets', () => {
         cols,
       ),
     ]).toEqual([
-      ['debit', '3'],
       ['balance', '351'],
+      ['debit', '3'],
     ]);
     // More numbers than columns: the rightmost ones are placed, the one ending a description is not.
     expect([
@@ -258,10 +258,29 @@ describe('table headers read as word sets', () => {
         new Set(),
       ),
     ]).toEqual([
-      ['credit', '5'],
-      ['debit', '7'],
       ['balance', '9'],
+      ['debit', '7'],
+      ['credit', '5'],
     ]);
+    // A number jittered over its neighbour's column leaves the right-aligned one after it in place.
+    expect(
+      Object.fromEntries(
+        assignToColumns(
+          [
+            { text: '53', x0: 468, x1: 476 },
+            { text: '12', x0: 480, x1: 487 },
+            { text: '65', x0: 551, x1: 559 },
+          ],
+          [
+            { label: 'Op. Bal', role: 'open', numeric: true, x0: 423, x1: 453 },
+            { label: 'Credit', role: 'credit', numeric: true, x0: 466, x1: 487 },
+            { label: 'Debit', role: 'debit', numeric: true, x0: 499, x1: 518 },
+            { label: 'Cl. Bal', role: 'balance', numeric: true, x0: 530, x1: 559 },
+          ],
+          new Set(),
+        ),
+      ),
+    ).toEqual({ open: '53', credit: '12', balance: '65' });
     expect([
       ...assignToColumns(
         [

@@ -9,12 +9,11 @@
  * - `textColumn`: a text word belongs to the last column that starts at or before it (text is
  *   left-aligned; a long name runs on to the right of its label);
  * - `assignToColumns`: a record's numbers into the numeric columns, by order when their count is
- *   the number of numeric columns (merged runs and shifted cells are then harmless), else placed
- *   in order by overlap (`placeInOrder`, as every reader places figures).
+ *   the number of numeric columns (merged runs and shifted cells are then harmless), else from
+ *   the right by overlap, keeping their order.
  */
 import type { Line, Word } from '../../../pdf/model.js';
 import { parseNumber } from '../../../pdf/numbers.js';
-import { placeInOrder } from './place.js';
 import { lineSize, mostOverlapping } from './text.js';
 
 /** A header vocabulary, as data. */
@@ -265,8 +264,8 @@ function fit(w: Word, c: GridColumn): number {
 
 /**
  * Numbers (words, any order) -> numeric column roles. By order when their count matches the
- * numeric columns; otherwise the rightmost numbers (as many as there are columns) placed in order,
- * each to a distinct column, at the best total fit (`placeInOrder`). Numbers on the record's key
+ * numeric columns; otherwise from the right, each to the numeric column it overlaps most (else the
+ * nearest), never right of the number after it. Numbers on the record's key
  * line go first; numbers on its other lines (a wrapped unit balance, a stray digit) only fill
  * columns still empty, each the free one it overlaps most.
  */
@@ -283,13 +282,27 @@ export function assignToColumns(nums: Word[], cols: GridColumn[], keyLine?: Set<
     return out;
   }
   const first = keyLine && sorted.some((w) => keyLine.has(w)) ? sorted.filter((w) => keyLine.has(w)) : sorted;
+  // From the right, each number to the free column left of the one after it that it fits best.
+  // (Not placeInOrder's least total distance: a number jittered over its neighbour's column must
+  // not push the right-aligned numbers after it out of theirs; the rightmost figure is the surest.)
   const taken = new Set<number>();
-  const take = first.slice(Math.max(0, first.length - numeric.length));
-  const at = placeInOrder(take, numeric, (w, c) => -fit(w, c)) ?? [];
-  at.forEach((k, n) => {
-    out.set(numeric[k].role, take[n].text);
-    taken.add(k);
-  });
+  let limit = numeric.length;
+  for (let n = first.length - 1; n >= 0; n--) {
+    const w = first[n];
+    let best = -1;
+    let top = -Infinity;
+    for (let k = 0; k < limit; k++) {
+      const sc = fit(w, numeric[k]);
+      if (sc > top) {
+        top = sc;
+        best = k;
+      }
+    }
+    if (best < 0) break;
+    out.set(numeric[best].role, w.text);
+    taken.add(best);
+    limit = best;
+  }
   if (first !== sorted) {
     for (const w of sorted) {
       if (first.includes(w)) continue;

@@ -9,9 +9,9 @@
  *   grid.ts: `readGrid` with a `GridVocabulary`, columns typed by role); it may be stacked over
  *   several lines; its columns are where its words are, never at an assumed x;
  * - a row's figures are read from the right and placed into the numeric columns in order, each
- *   to a distinct column, at least total distance (place.ts: `placeInOrder`, under `assignNumbers`,
- *   `alignInOrder`, `rowFigures` and grid.ts's `assignToColumns`), so a blank cell is skipped
- *   rather than shifting the rest;
+ *   to a distinct column (place.ts: `placeInOrder` at least total distance, under `assignNumbers`,
+ *   `alignInOrder` and `rowFigures`; grid.ts's `assignToColumns` by order when the count matches,
+ *   else from the right by overlap), so a blank cell is skipped rather than shifting the rest;
  * - text helpers shared by every reader (text.ts): `lineSize`, `squash`, `squashText`,
  *   `wordsText`, `joinWrapped`, `splitGluedNumbers`, `trailingNumbers`, `mergeSplitRows`,
  *   `wordGroups`.
