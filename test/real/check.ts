@@ -30,6 +30,8 @@ interface Row {
   json?: string;
   password?: string;
   peer?: string;
+  /** The reference parser's first disagreements (what it read, what cas read). */
+  peerDiffs?: string[];
 }
 
 function pdfsUnder(dir: string): string[] {
@@ -201,13 +203,14 @@ async function main(): Promise<number> {
           statements.map((s) => ({ path: path.join(dir!, s.file), kind: s.kind, password: s.password ?? null, truth: s.json })),
         ),
       );
-      const p = await execa(py, [checkPy, '--hidden', scratch, '--show', '0'], { reject: false, env: { ...process.env, PEER_MIN: '0' } });
+      const p = await execa(py, [checkPy, '--hidden', scratch, '--show', String(show)], { reject: false, env: { ...process.env, PEER_MIN: '0' } });
+      let last: Row | undefined;
       for (const line of String(p.stdout).split('\n')) {
         const m = /^peer reads (.+?): (.*)$/.exec(line);
         if (m) {
-          const row = statements.find((s) => path.join(dir!, s.file) === m[1]);
-          if (row) row.peer = m[2].replace(/\s*\(\d+\.\d+s.*$/, '').replace(/ \(\d+\.\d+s;.*$/, '');
-        }
+          last = statements.find((s) => path.join(dir!, s.file) === m[1]);
+          if (last) last.peer = m[2].replace(/\s*\(\d+\.\d+s.*$/, '').replace(/ \(\d+\.\d+s;.*$/, '');
+        } else if (last && /^ {2}(-|\.\.\.) /.test(line)) (last.peerDiffs ??= []).push(line.trim());
         if (/^peer agrees on/.test(line)) peerTotal = line;
       }
     } else if (statements.length) {
@@ -219,6 +222,7 @@ async function main(): Promise<number> {
         `${r.status.toUpperCase().padEnd(4)}  ${r.kind.padEnd(13)}  ${r.file}: ${r.detail}${r.peer ? `; casparser: ${r.peer}` : ''}${r.warnings.length ? `; ${r.warnings.length} warning(s)` : ''}\n`,
       );
       for (const w of r.warnings.slice(0, show)) process.stdout.write(`        warning: ${w}\n`);
+      for (const d of r.peerDiffs ?? []) process.stdout.write(`        casparser: ${d.replace(/^- /, '')}\n`);
     }
     const kinds = [...new Set(rows.map((r) => r.kind))].sort();
     process.stdout.write('\n');

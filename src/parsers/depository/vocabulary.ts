@@ -15,10 +15,15 @@ export const DEPOSITORY_HEADERS: GridVocabulary = {
     ['folio', false, /folio/],
     ['coupon', true, /coupon/],
     ['maturity', false, /maturity/],
+    // Average Total Expense Ratio (TER) (In % Terms), over Regular and Direct (CDSL, from 2025).
+    ['ter_direct', true, /(expense ratio|\(ter\)).*\bdirect$/],
+    ['ter', true, /expense ratio|\(ter\)/],
+    ['commission', true, /commission/],
+    ['arn', false, /^arn\b/],
     ['avg', true, /average/],
     ['cost', true, /total cost|invested|cost value/],
+    ['ret', true, /return|\(%\)$/],
     ['pnl', true, /unrealised|profit|gain/],
-    ['ret', true, /return/],
     ['units', true, /^(a\) )?current bal/],
     ['other', true, /frozen|pledge|free bal|lock|lent|safekeep|earmark|pending|transit|demat|remat|confirmed/],
     ['units', true, /closing bal\w*\s*\(?units|^units$|no\.? of units|no\.? of shares|quantity|no\.? of bonds|current bal/],
@@ -56,7 +61,8 @@ export const DEPOSITORY_HEADERS: GridVocabulary = {
     credit debit order transaction particulars scheme folio average cost per total unrealised profitloss profit loss
     annualised return valuation invested cumulative amount tier pension fund manager policy insurer plan life assured
     status frequency sum premium amc rta account type details isins schemes rs inr locked lent pending demat remat transit
-    confirmed pledged earmarked safekeep lockin op cl txn stamp duty cr dr instruction a b c d e f`
+    confirmed pledged earmarked safekeep lockin op cl txn stamp duty cr dr instruction a b c d e f
+    expense ratio ter terms commission paid to distributors absolute arn code regular direct gross unreal ised`
     .split(/\s+/)
     .filter(Boolean),
   labels: `ISIN|ISIN UCC|UCC|Security|Security Name|ISIN Name|Current Bal|Current Balance|Frozen Bal|Pledge Bal|Pledge Setup Bal|Free Bal
@@ -65,7 +71,9 @@ export const DEPOSITORY_HEADERS: GridVocabulary = {
     |Current Value|Unrealised Profit/(Loss)|Annualised Return(%)|Cumulative Amount Invested (in INR)|Date|Transaction Particulars|Description|Particulars|Order No|Credit|Debit
     |Instruction Details|Closing Balance|Opening Balance|Op. Bal|Cl. Bal|Transaction Date|Txn Date|Transaction Description|Stamp Duty|Credit Cr|Debit Dr|Scheme Name|Closing Bal (Units)|Closing Balance Units|Units|Cumulative Amount Invested|Invested Value
     |Valuation|Tier|Pension Fund Manager|Fund Manager|Scheme|Policy No.|Insurer|Plan Name|Life Assured|Status|Frequency|Sum Assured|Premium
-    |AMC Name|RTA|Account Type|Account Details|No. of ISINs / Schemes|Value Rs|Value INR`
+    |AMC Name|RTA|Account Type|Account Details|No. of ISINs / Schemes|Value Rs|Value INR
+    |ARN Code|Average Total Expense Ratio (TER) (In % Terms)|Regular|Direct|Gross Commission Paid to Distributors (in absolute terms - in INR)
+    |Unrealised Profit/Loss|Unrealised Profit/Loss (%)`
     .split('|')
     .map((l) => l.trim())
     .filter(Boolean),

@@ -223,10 +223,23 @@ export function readGrid(lines: Line[], i: number, v: GridVocabulary): Grid | nu
       if (segs[p].li !== segs[q].li && ov > 0.3 * Math.min(segs[p].x1 - segs[p].x0, segs[q].x1 - segs[q].x0)) parent[find(p)] = find(q);
     }
   }
-  const groups = new Map<number, (Word & { li: number })[]>();
-  segs.forEach((sg, k) => groups.set(find(k), [...(groups.get(find(k)) ?? []), ...sg.words.map((w) => ({ ...w, li: sg.li }))]));
-  const columns: GridColumn[] = [...groups.values()]
-    .map((ws) => {
+  const bySeg = new Map<number, Seg[]>();
+  segs.forEach((sg, k) => bySeg.set(find(k), [...(bySeg.get(find(k)) ?? []), sg]));
+  // A label spanning sub-labels printed side by side on its last line (`Average Total Expense
+  // Ratio (TER)` over `Regular   Direct`): one column per sub-label, each labelled with the span.
+  const gapMin = lineSize(group[0]) * 0.8;
+  const groups: { ws: (Word & { li: number })[]; sub: Seg | null }[] = [];
+  const withLine = (sg: Seg): (Word & { li: number })[] => sg.words.map((w) => ({ ...w, li: sg.li }));
+  for (const list of bySeg.values()) {
+    const lastLi = Math.max(...list.map((sg) => sg.li));
+    const bottom = list.filter((sg) => sg.li === lastLi).sort((u, w) => u.x0 - w.x0);
+    const above = list.filter((sg) => sg.li !== lastLi);
+    const apart = bottom.length > 1 && bottom.every((sg, k) => k === 0 || sg.x0 - bottom[k - 1].x1 > gapMin);
+    if (apart && above.length) for (const sg of bottom) groups.push({ ws: [...above.flatMap(withLine), ...withLine(sg)], sub: sg });
+    else groups.push({ ws: list.flatMap(withLine), sub: null });
+  }
+  const columns: GridColumn[] = groups
+    .map(({ ws, sub }) => {
       ws.sort((u, w) => u.li - w.li || u.x0 - w.x0);
       // A label drawn twice over itself (a bold or bilingual overprint) counts once.
       const label = ws
@@ -234,20 +247,25 @@ export function readGrid(lines: Line[], i: number, v: GridVocabulary): Grid | nu
         .map((w) => w.text)
         .join(' ');
       const { role, numeric } = roleOf(label, v);
+      // A sub-column spans its own sub-label only.
+      if (sub) return { label, role, numeric, x0: sub.x0, x1: sub.x1 };
       return { label, role, numeric, x0: Math.min(...ws.map((w) => w.x0)), x1: Math.max(...ws.map((w) => w.x1)) };
     })
     .sort((u, w) => u.x0 - w.x0);
   return { columns, next: b + 1, lines: lines.slice(a, b + 1) };
 }
 
-/** The column a text word belongs to: the last one starting at or before it. */
+/**
+ * The column a text word belongs to: the last one starting at or before it; a word left of every
+ * column (a wrapped name printed from the margin, `15 - ICICI ...`) belongs to the first.
+ */
 export function textColumn(w: Word, cols: GridColumn[]): GridColumn | undefined {
   // Under a text column's label (a centred label over left-aligned text): that column.
   const best = mostOverlapping(w, cols);
   if (best && !best.numeric) return best;
   let out: GridColumn | undefined;
   for (const c of cols) if (c.x0 - 3 <= w.x0) out = c;
-  return out;
+  return out ?? cols[0];
 }
 
 /** A number word (an amount or quantity; long digit runs are identifiers such as order numbers). */
