@@ -166,7 +166,9 @@ const COLUMN_CHARGES: [ChargeKey, RegExp][] = [
  */
 export function readChargeColumns(lines: Line[], from: number, skip: Set<number>): Partial<Record<ChargeKey, number>> {
   for (let i = from; i < lines.length; i++) {
-    if (skip.has(i) || /\d{2}/.test(lines[i].text)) continue;
+    // A line another table took may still open this header when it holds no figure (a short label
+    // line such as `Net Amount` right after a scrip summary's total reads there as a heading).
+    if ((skip.has(i) && /\d/.test(lines[i].text)) || /\d{2}/.test(lines[i].text)) continue;
     let last = i;
     while (
       last + 1 < lines.length &&
