@@ -237,6 +237,7 @@ export function folioSchemeOf(f: RecFields): ReturnType<typeof schemeFromFolioRo
     num(f, 'cost'),
     null,
     false,
+    /^ARN-?\d+$/i.test((f.text.arn ?? '').replace(/\s+/g, '')) ? f.text.arn!.replace(/\s+/g, '') : null,
   );
 }
 

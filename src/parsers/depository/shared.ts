@@ -119,6 +119,8 @@ export function schemeFromFolioRow(
   cost: number | null,
   gainAbs: number | null,
   registrarShown: boolean,
+  /** The distributor's ARN, where the table prints an `ARN Code` column (CDSL, from 2025). */
+  advisor: string | null = null,
 ): MutualFundFolio['schemes'][number] {
   const abs = gainAbs ?? (cost !== null ? round(value - cost, 2) : null);
   void registrarShown;
@@ -133,7 +135,7 @@ export function schemeFromFolioRow(
     gain: { absolute: abs, percentage: abs !== null && cost ? round((abs / cost) * 100, 2) : null },
     transactions: [],
     nominees: [],
-    additional_info: { advisor: null, rta_code: null, amfi: null, is_demat: false, open_units: null, close_units: units },
+    additional_info: { advisor, rta_code: null, amfi: null, is_demat: false, open_units: null, close_units: units },
   };
 }
 
