@@ -23,7 +23,7 @@ const PROBE = path.join(ROOT, 'bench', 'probe.mjs');
 const NODE = process.execPath;
 const ENGINES = ['pdfium', 'pdfjs'] as const;
 type Engine = (typeof ENGINES)[number];
-const SECTIONS = ['help', 'cold', 'warm', 'serve', 'batch', 'postgres'] as const;
+const SECTIONS = ['help', 'cold', 'warm', 'sections', 'serve', 'batch', 'postgres'] as const;
 const TIME = '/usr/bin/time';
 
 const USAGE = `usage: npm run bench -- [--quick] [--runs N] [--runs-large N] [--sizes 1,3,20,100,500] [--only ${SECTIONS.join(',')}] [--out DIR]
@@ -75,6 +75,7 @@ const OPTS = {
   serveSeconds: QUICK ? 3 : 10,
   batchRuns: QUICK ? 1 : 3,
   warm: QUICK ? { rounds: 1, warmup: 3, runs: 8 } : { rounds: 2, warmup: 5, runs: 12 },
+  sections: QUICK ? { warmup: 3, runs: 7 } : { warmup: 8, runs: 21 },
   warmPages: positive('--warm-pages', argv['warm-pages'], 20),
 };
 for (const s of OPTS.only) if (!(SECTIONS as readonly string[]).includes(s)) usage(`unknown section ${s}`);
@@ -338,6 +339,62 @@ async function coldSection(peer: Peer | { error: string } | null): Promise<void>
     entry.ratios = ratios;
     cold.push(entry);
   }
+}
+
+/**
+ * Issue 31: what the section readers add to reading the document. Every shipped statement and
+ * contract note (fixtures/manifest.json) and the 20-page registrar statement, in one warm process
+ * (bench/sections-child.mjs, PDFium): `raw` is opening the PDF into the document model (its
+ * lines), `parse` the same plus detection and every section reader; the ratio parse / raw, the
+ * median of the round-by-round ratios, must stay <= 1.30x for every file.
+ */
+async function sectionsSection(): Promise<void> {
+  const st = await statementOf(ROOT, OUT, OPTS.warmPages);
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'fixtures', 'manifest.json'), 'utf8')) as {
+    path: string;
+    kind: string;
+    password?: string | null;
+  }[];
+  const specs = [
+    ...manifest
+      .filter((m) => m.kind !== 'bad' && !m.path.startsWith('encrypted/'))
+      .map((m) => `${path.join(ROOT, 'fixtures', m.path)}::${m.password ?? ''}`),
+    `${st.file}::${BENCH_PASSWORD}`,
+  ];
+  say(`parse against raw document model, ${specs.length} files`);
+  const r = spawnSync(
+    NODE,
+    [path.join(ROOT, 'bench', 'sections-child.mjs'), 'pdfium', String(OPTS.sections.warmup), String(OPTS.sections.runs), ...specs],
+    {
+      env: env(),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  if (r.status !== 0) throw new Error(`sections bench failed (exit ${r.status}): ${r.stderr.trim()}`);
+  const o = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as {
+    files: { file: string; pages: number; type: string | null; raw_ms: number[]; parse_ms: number[] }[];
+  };
+  const files = o.files.map((f) => ({
+    file: path.relative(ROOT, f.file),
+    type: f.type,
+    pages: f.pages,
+    raw_ms: median(f.raw_ms),
+    parse_ms: median(f.parse_ms),
+    ratio: median(f.parse_ms.map((ms, i) => ms / f.raw_ms[i])),
+  }));
+  const worst = Math.max(...files.map((f) => f.ratio));
+  results.sections = { engine: ran.pdfium, runs: OPTS.sections.runs, files, worst };
+  const rows = section(
+    `parse / raw in one warm process (PDFium; raw: the document model; median of ${OPTS.sections.runs} interleaved rounds)`,
+  );
+  for (const f of files)
+    rows.push([
+      `${f.file} (${f.type ?? 'not detected'}, ${f.pages} p.)`,
+      `raw ${f.raw_ms.toFixed(1)} ms, parse ${f.parse_ms.toFixed(1)} ms: ${x(f.ratio)}`,
+      `<= 1.30x: ${verdict(f.ratio <= 1.3)}`,
+    ]);
 }
 
 async function warmSection(): Promise<void> {
@@ -783,6 +840,7 @@ async function main(): Promise<void> {
   if (OPTS.only.has('help')) helpSection();
   if (OPTS.only.has('cold')) await coldSection(peer);
   if (OPTS.only.has('warm')) await warmSection();
+  if (OPTS.only.has('sections')) await sectionsSection();
   if (OPTS.only.has('batch')) await batchSection();
   if (OPTS.only.has('serve')) await serveSection();
   if (OPTS.only.has('postgres')) await postgresSection();

@@ -17,12 +17,18 @@ interface Tok {
   last: boolean;
 }
 
-function tokens(words: Word[]): Tok[] {
+const TOKENS = new WeakMap<readonly Word[], Tok[]>();
+
+/** A line's words as label tokens (once per word list: every label set is looked up on every line). */
+function tokens(words: readonly Word[]): Tok[] {
+  const known = TOKENS.get(words);
+  if (known) return known;
   const out: Tok[] = [];
   words.forEach((w, k) => {
     const ts = normText(w.text).split(' ').filter(Boolean);
     ts.forEach((t, i) => out.push({ t, w: k, last: i === ts.length - 1 }));
   });
+  TOKENS.set(words, out);
   return out;
 }
 

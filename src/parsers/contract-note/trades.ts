@@ -41,7 +41,16 @@ export interface TradeHeader {
   cols: TradeColumn[];
 }
 
+const BY_LAYOUT = new WeakMap<BrokerLayout, (label: string) => ColKey[]>();
+
+/** A layout's column classifier, built once per layout. */
 function byLayout(layout: BrokerLayout): (label: string) => ColKey[] {
+  let f = BY_LAYOUT.get(layout);
+  if (!f) BY_LAYOUT.set(layout, (f = classifierOf(layout)));
+  return f;
+}
+
+function classifierOf(layout: BrokerLayout): (label: string) => ColKey[] {
   const list = layout.trades
     .map(([k, syn]) => [k.split('+') as ColKey[], syn.map(normText)] as const)
     .sort((a, b) => Math.max(...b[1].map((s) => s.length)) - Math.max(...a[1].map((s) => s.length)));

@@ -14,7 +14,13 @@ const PART_ISIN = /^IN[A-Z0-9]{4,9}$/;
 /** A PAN as printed, masked ones included (`AYXXXXXX7G`). */
 export const PAN = /[A-Z]{5}[0-9X]{4}[A-Z]/;
 
-export const text = (l: Line): string => squashText(l.words.map((w) => w.text).join(' '));
+const TEXT = new WeakMap<Line, string>();
+/** A line's words joined by single spaces (once per line: every section reader asks). */
+export const text = (l: Line): string => {
+  let t = TEXT.get(l);
+  if (t === undefined) TEXT.set(l, (t = squashText(l.words.map((w) => w.text).join(' '))));
+  return t;
+};
 
 /** Body lines without page furniture (page numbers, repeated footers). */
 export function bodyLines(doc: PdfDocument, furniture: (t: string, l: Line) => boolean): Line[] {

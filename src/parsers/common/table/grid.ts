@@ -55,6 +55,8 @@ interface Compiled {
   labels: string[][];
   anchors: Set<string>;
   glued: Map<string, string[] | null>;
+  /** Headers read, per line list and index. */
+  grids: WeakMap<readonly Line[], Map<number, Grid | null>>;
 }
 const COMPILED = new WeakMap<GridVocabulary, Compiled>();
 
@@ -67,6 +69,7 @@ function compile(v: GridVocabulary): Compiled {
       labels: v.labels.map((l) => l.split(/\s+/).map(norm).filter(Boolean)).filter((l) => l.length),
       anchors: new Set(v.anchors.map(norm)),
       glued: new Map(),
+      grids: new WeakMap(),
     };
     COMPILED.set(v, c);
   }
@@ -168,6 +171,23 @@ export function roleOf(label: string, v: GridVocabulary): { role: string; numeri
  * they are header lines on the same page within about two line heights of each other.
  */
 export function readGrid(lines: Line[], i: number, v: GridVocabulary): Grid | null {
+  // Every table of a section asks at every line; a header is read once per line list (pure: the
+  // lines are never changed, and the grid is only read).
+  const byIndex = memoOf(compile(v), lines);
+  const known = byIndex.get(i);
+  if (known !== undefined) return known;
+  const g = readGridAt(lines, i, v);
+  byIndex.set(i, g);
+  return g;
+}
+
+function memoOf(c: Compiled, lines: readonly Line[]): Map<number, Grid | null> {
+  let m = c.grids.get(lines);
+  if (!m) c.grids.set(lines, (m = new Map()));
+  return m;
+}
+
+function readGridAt(lines: Line[], i: number, v: GridVocabulary): Grid | null {
   if (!isGridHeaderLine(lines[i], v)) return null;
   const c = compile(v);
   const size = (l: Line): number => Math.max(5, lineSize(l));

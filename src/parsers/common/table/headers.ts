@@ -7,7 +7,7 @@
 import type { Line, Word } from '../../../pdf/model.js';
 import { isNumber } from '../../../pdf/numbers.js';
 import type { Span } from './place.js';
-import { lineSize, mostOverlapping, normText } from './text.js';
+import { lineSize, mostOverlapping, normText, normWords } from './text.js';
 
 /**
  * A header printed over one to four stacked lines: find, among `lines[i..i+3]` (same page, close
@@ -123,7 +123,19 @@ export interface HeaderColumn {
  * Cluster the pieces of `lines[first..last]` into columns by horizontal overlap, left to right.
  * Tiny footnote markers (a lone digit in a smaller font) are left out.
  */
+const COLUMNS = new WeakMap<readonly Line[], Map<number, readonly HeaderColumn[]>>();
+
 export function headerColumns(lines: Line[], first: number, last: number): HeaderColumn[] {
+  // Every section reader asks at the same header lines (pure; callers copy the columns they keep).
+  let m = COLUMNS.get(lines);
+  if (!m) COLUMNS.set(lines, (m = new Map()));
+  const key = first * 100_000 + last;
+  let cols = m.get(key);
+  if (!cols) m.set(key, (cols = Object.freeze(readColumns(lines, first, last).map((c) => Object.freeze(c)))));
+  return cols as HeaderColumn[];
+}
+
+function readColumns(lines: Line[], first: number, last: number): HeaderColumn[] {
   const segs: { x0: number; x1: number; y: number; text: string }[] = [];
   for (let i = first; i <= last; i++) {
     const l = lines[i];
@@ -188,8 +200,11 @@ export interface HeaderVocabulary {
 
 /** Is the line made of the vocabulary's words? */
 export function isHeaderLine(l: Line, v: HeaderVocabulary): boolean {
-  const t = normText(l.text).split(' ').filter(Boolean);
-  return t.length > 0 && !v.refuse.test(l.text) && t.filter((w) => v.words.has(w)).length / t.length >= v.share;
+  const t = normWords(l);
+  if (!t.length || v.refuse.test(l.text)) return false;
+  let known = 0;
+  for (const w of t) if (v.words.has(w)) known++;
+  return known / t.length >= v.share;
 }
 
 /**

@@ -34,12 +34,30 @@ export function wordsText(words: readonly Word[]): string {
   return words.map((w) => w.text).join(' ');
 }
 
+const NORM = new Map<string, string>();
+
 /** Text compared as words: lower case, every run of other characters one space. */
 export function normText(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim();
+  // The section readers ask for the same texts (a line, a word) many times over: kept, bounded.
+  let n = NORM.get(s);
+  if (n === undefined) {
+    n = s
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, ' ')
+      .trim();
+    if (NORM.size >= 20_000) NORM.clear();
+    NORM.set(s, n);
+  }
+  return n;
+}
+
+const NORM_WORDS = new WeakMap<Line, readonly string[]>();
+
+/** A line's text as `normText` words (once per line). */
+export function normWords(l: Line): readonly string[] {
+  let w = NORM_WORDS.get(l);
+  if (!w) NORM_WORDS.set(l, (w = normText(l.text).split(' ').filter(Boolean)));
+  return w;
 }
 
 /** The line's font size (largest piece), a unit for geometric tolerances. */

@@ -4,8 +4,20 @@
  */
 import type { ChargeKey, ColKey, FactKey } from './types.js';
 
-/** A trade-table column label (normalised: lower case, punctuation as spaces) -> the values it holds. */
+const COLUMNS = new Map<string, readonly ColKey[]>();
+
+/** A trade-table column label (normalised: lower case, punctuation as spaces) -> the values it holds (read once per label). */
 export function genericColumn(label: string): ColKey[] {
+  let keys = COLUMNS.get(label);
+  if (!keys) {
+    keys = Object.freeze(readColumn(label));
+    if (COLUMNS.size >= 5000) COLUMNS.clear();
+    COLUMNS.set(label, keys);
+  }
+  return keys as ColKey[];
+}
+
+function readColumn(label: string): ColKey[] {
   const l = ` ${label
     .replace(/\b(rs|inr)\b/g, ' ')
     .replace(/\s+/g, ' ')
