@@ -52,9 +52,12 @@ const norm = (w: string): string => w.toLowerCase().replace(/[^a-z0-9]/g, '');
 interface Compiled {
   v: GridVocabulary;
   words: Set<string>;
-  labels: string[][];
+  /** Every contiguous run of a label's words, joined by spaces. */
+  fragments: Set<string>;
   anchors: Set<string>;
   glued: Map<string, string[] | null>;
+  /** Roles by label. */
+  roles: Map<string, { role: string; numeric: boolean }>;
   /** Headers read, per line list and index. */
   grids: WeakMap<readonly Line[], Map<number, Grid | null>>;
 }
@@ -63,13 +66,18 @@ const COMPILED = new WeakMap<GridVocabulary, Compiled>();
 function compile(v: GridVocabulary): Compiled {
   let c = COMPILED.get(v);
   if (!c) {
+    const labels = v.labels.map((l) => l.split(/\s+/).map(norm).filter(Boolean)).filter((l) => l.length);
+    const fragments = new Set<string>();
+    for (const l of labels)
+      for (let a = 0; a < l.length; a++) for (let b = a + 1; b <= l.length; b++) fragments.add(l.slice(a, b).join(' '));
     c = {
       v,
       words: new Set(v.words.map(norm).filter(Boolean)),
-      labels: v.labels.map((l) => l.split(/\s+/).map(norm).filter(Boolean)).filter((l) => l.length),
+      fragments,
       anchors: new Set(v.anchors.map(norm)),
       glued: new Map(),
       grids: new WeakMap(),
+      roles: new Map(),
     };
     COMPILED.set(v, c);
   }
@@ -79,11 +87,7 @@ function compile(v: GridVocabulary): Compiled {
 /** Words that are a contiguous part of some label (rupee marks and punctuation are neutral). */
 function isFragment(c: Compiled, ws: Word[]): boolean {
   const n = ws.map((w) => norm(w.text)).filter(Boolean);
-  if (!n.length) return true;
-  return c.labels.some((l) => {
-    for (let k = 0; k + n.length <= l.length; k++) if (n.every((x, j) => l[k + j] === x)) return true;
-    return false;
-  });
+  return !n.length || c.fragments.has(n.join(' '));
 }
 
 /** A piece's words as labels: kept whole when they are one label (or part of one), else split greedily. */
@@ -161,9 +165,15 @@ export function unglue(w: Word, v: GridVocabulary): Word[] {
 
 /** The role of a label: the first of the vocabulary's rules it matches, else 'text'. */
 export function roleOf(label: string, v: GridVocabulary): { role: string; numeric: boolean } {
-  const l = label.toLowerCase().replace(/\s+/g, ' ').trim();
-  for (const [role, numeric, re] of v.roles) if (re.test(l)) return { role, numeric };
-  return { role: 'text', numeric: false };
+  const c = compile(v);
+  let r = c.roles.get(label);
+  if (!r) {
+    const l = label.toLowerCase().replace(/\s+/g, ' ').trim();
+    const rule = v.roles.find(([, , re]) => re.test(l));
+    r = Object.freeze(rule ? { role: rule[0], numeric: rule[1] } : { role: 'text', numeric: false });
+    if (c.roles.size < 5000) c.roles.set(label, r);
+  }
+  return r;
 }
 
 /**
@@ -176,7 +186,15 @@ export function readGrid(lines: Line[], i: number, v: GridVocabulary): Grid | nu
   const byIndex = memoOf(compile(v), lines);
   const known = byIndex.get(i);
   if (known !== undefined) return known;
-  const g = readGridAt(lines, i, v);
+  let g: Grid | null = null;
+  if (isGridHeaderLine(lines[i], v)) {
+    // The lines of one header, asked at each of them, are read once (keyed by their span).
+    const { a, b } = headerSpan(lines, i, v);
+    const key = -(a * 100_000 + b) - 1;
+    const known = byIndex.get(key);
+    g = known !== undefined ? known : gridOf(lines, a, b, v);
+    byIndex.set(key, g);
+  }
   byIndex.set(i, g);
   return g;
 }
@@ -187,9 +205,8 @@ function memoOf(c: Compiled, lines: readonly Line[]): Map<number, Grid | null> {
   return m;
 }
 
-function readGridAt(lines: Line[], i: number, v: GridVocabulary): Grid | null {
-  if (!isGridHeaderLine(lines[i], v)) return null;
-  const c = compile(v);
+/** The stacked header lines around line i (a header line itself). */
+function headerSpan(lines: Line[], i: number, v: GridVocabulary): { a: number; b: number } {
   const size = (l: Line): number => Math.max(5, lineSize(l));
   let a = i;
   let b = i;
@@ -209,6 +226,12 @@ function readGridAt(lines: Line[], i: number, v: GridVocabulary): Grid | null {
     isGridHeaderLine(lines[b + 1], v, true)
   )
     b++;
+  return { a, b };
+}
+
+/** The header of lines a..b read into columns, or null when they make no table's header. */
+function gridOf(lines: Line[], a: number, b: number, v: GridVocabulary): Grid | null {
+  const c = compile(v);
   const group = lines.slice(a, b + 1).map((l) => ({ ...l, words: l.words.flatMap((w) => unglue(w, v)) }));
   const words = group.flatMap((l, li) => l.words.map((w) => ({ ...w, li })));
   if (!words.some((w) => c.anchors.has(norm(w.text)))) return null;
