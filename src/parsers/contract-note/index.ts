@@ -93,7 +93,10 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
       flush();
       reader = null;
       summary = null;
-      // The same summary continued on a new page under a repeated header keeps its blocks.
+      // The same summary continued on a new page under a repeated header keeps its blocks, also
+      // when the note's header lines (page furniture) ended it on the page before.
+      const prev = scrips[scrips.length - 1];
+      if (!scrip && prev?.continueUnder(sc, l.page)) scrip = prev;
       if (!scrip) {
         scrip = new ScripSummaryReader(sc);
         scrips.push(scrip);

@@ -142,7 +142,22 @@ export class ScripSummaryReader {
   /** The last row read with its security printed, until a line continues its cell (or another row comes). */
   private last: { row: Row; printed: string; block: ScripBlock; prefix: boolean } | null = null;
 
-  constructor(readonly header: ScripHeader) {}
+  /** A grand `Total` row was read: the summary is complete. */
+  done = false;
+  /** The page of the last row read. */
+  lastPage = 0;
+
+  constructor(public header: ScripHeader) {}
+
+  /**
+   * The summary goes on under a header repeated on a later page (the note's own header lines
+   * stood between), its columns where that page prints them: true when it was not complete.
+   */
+  continueUnder(header: ScripHeader, page: number): boolean {
+    if (this.done || !this.blocks.length || page <= this.lastPage) return false;
+    this.header = header;
+    return true;
+  }
 
   /** Feed one line; false when the line ends the table. */
   feed(l: Line): boolean {
@@ -184,7 +199,9 @@ export class ScripSummaryReader {
     }
     const label = normText(r.label.join(' '));
     this.settle();
+    this.lastPage = l.page;
     if (TOTAL.test(label)) {
+      if (/^(grand )?total$/.test(label)) this.done = true;
       // `Sub Total` closes the open security; an exchange, segment or grand total closes the group.
       if (this.open && (SUB.test(label) || (label.startsWith('sub total') && normText(this.open.name).includes(label.slice(10).trim())))) {
         this.open.sub = r;
