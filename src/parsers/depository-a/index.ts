@@ -21,7 +21,7 @@ import type {
   Transaction,
 } from '../../schema/index.js';
 import { emptyStatement, noPeriod, type ParseResult } from '../common.js';
-import { bodyLines, findPeriod, FULL_ISIN, PAN, readInvestor, text } from '../depository/read.js';
+import { bodyLines, findPeriod, folioCell, FULL_ISIN, PAN, readInvestor, text } from '../depository/read.js';
 import { squashText } from '../common/table/index.js';
 import {
   addNps,
@@ -201,14 +201,14 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
     metas.push({
       amc: f.text.amc ?? '',
       name: f.text.name ?? '',
-      folio: f.text.folio ?? '',
+      folio: folioCell(f.text.folio),
       isin: f.isin,
       ucc: f.text.ucc ?? '',
       rta: f.text.rta ?? null,
     });
   });
   const folioTable = new Table('isin', (f) => {
-    const folioNo = (f.text.folio ?? '').replace(/\s+/g, '');
+    const folioNo = folioCell(f.text.folio);
     const m = metas.find((x) => x.isin === f.isin && (!folioNo || x.folio === folioNo)) ?? metas.find((x) => x.isin === f.isin);
     addScheme(
       m?.amc ?? '',

@@ -21,7 +21,7 @@ import type {
   ParseWarning,
 } from '../../schema/index.js';
 import { emptyStatement, noPeriod, type ParseResult } from '../common.js';
-import { bodyLines, findPeriod, readInvestor, text } from '../depository/read.js';
+import { bodyLines, findPeriod, folioCell, readInvestor, text } from '../depository/read.js';
 import { squashText } from '../common/table/index.js';
 import {
   addNps,
@@ -113,7 +113,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
     'transactions',
   );
   const folios = new Table('isin', (f) => {
-    const folioNo = (f.text.folio ?? '').replace(/\s+/g, '');
+    const folioNo = folioCell(f.text.folio);
     if (!lastFolio || lastFolio.folio_number !== folioNo || lastFolio.amc !== amc) lastFolio = folioOf(out, folioNo, amc, null);
     lastFolio.schemes.push(folioSchemeOf(f));
   });

@@ -195,8 +195,19 @@ export function recordFields(rec: Rec, grid: Grid): RecFields {
     }
   });
   const joined: Record<string, string> = {};
-  for (const [k, v] of Object.entries(text)) joined[k] = squashText(v.join(' ')).replace(/(\w)- (\w)/g, '$1-$2');
+  for (const [k, v] of Object.entries(text)) {
+    // A folio wrapped in its narrow cell: the hyphen a line break put after a part (a soft hyphen,
+    // which the engine reports as `-`: `199688043-` over `55/0`) is not part of the number.
+    const parts =
+      k === 'folio' ? v.map((p, j) => (j + 1 < v.length && /\d[-\u00AD]$/.test(p) && /^[\d/]/.test(v[j + 1]) ? p.slice(0, -1) : p)) : v;
+    joined[k] = squashText(parts.join(' ')).replace(/(\w)- (\w)/g, '$1-$2');
+  }
   return { isin, text: joined, nums: assignToColumns(nums, cols, new Set(first.words)), under };
+}
+
+/** A folio number as its cell prints it, wrapped parts joined (`recordFields` drops their line-break hyphens). */
+export function folioCell(t: string | undefined): string {
+  return (t ?? '').replace(/[\s\u00AD]+/g, '');
 }
 
 /** What a statement prints in a cell it has no value for (depository_b's UCC under a folio's ISIN), as data. */
