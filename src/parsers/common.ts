@@ -69,4 +69,5 @@ export function noPeriod(looked: string, what: string): DocumentError {
 }
 
 export const PAN_RE = /\b([A-Z]{5}[0-9]{4}[A-Z])\b/;
-export const ISIN_RE = /\b(IN[A-Z0-9]{10})\b/;
+/** An Indian ISIN: IN, nine letters or digits, a check digit (so a word such as `INTERNATIONA`, a security name cut at its cell, is none). */
+export const ISIN_RE = /\b(IN[A-Z0-9]{9}[0-9])\b/;

@@ -70,12 +70,12 @@ export function scripHeaderAt(lines: Line[], i: number): ScripHeader | null {
   });
 }
 
-const ISIN = /^IN[A-Z0-9]{10}$/;
+const ISIN = /^IN[A-Z0-9]{9}[0-9]$/;
 /** An exchange or segment word leading a row (`NSE-Cash`, `Equity`, `F&O`). */
 const EXCH =
   /^(nse|bse|nfo|bfo|mcx|cds|ncdex|msei)([-/ ]?(cash|eq|fo|f&o|cm|currency|cds))?$|^(equity|cash|f&o|fo|derivatives?|currency|commodity|mtf)$/i;
 /** `NAME-MTF-INE0XX101019`: a name, a product or series tag and the ISIN glued by hyphens. */
-const GLUED = /^(.*?)(?:-([A-Za-z0-9]{1,5}))?-(IN[A-Z0-9]{10})$/;
+const GLUED = /^(.*?)(?:-([A-Za-z0-9]{1,5}))?-(IN[A-Z0-9]{9}[0-9])$/;
 
 /** Split a glued `NAME-TAG-ISIN` description into name and ISIN. */
 export function splitGlued(name: string): { name: string; isin: string | null } {

@@ -93,7 +93,7 @@ export function equityRow(l: Line, h: SummaryHeader<EqKey>): ContractNote['equit
   if (!t || Object.keys(t.v).length < 4) return null;
   if (sign && t.v.net !== undefined) t.v.net = sign * Math.abs(t.v.net);
   const left = words.slice(0, t.start).map((w) => w.text);
-  const at = left.findIndex((w) => /^IN[A-Z0-9]{10}$/.test(w));
+  const at = left.findIndex((w) => /^IN[A-Z0-9]{9}[0-9]$/.test(w));
   const isin = at >= 0 ? left[at] : null;
   let before = at >= 0 ? left.slice(0, at) : left;
   // `NAME / ISIN` in one cell: the separator goes with the ISIN.

@@ -86,7 +86,7 @@ const SIDE = /^(b|s|buy|sell)$/i;
 /** Exchange and side printed as one token: `BSE-BUY`. */
 const EX_SIDE = /^(NSE|BSE|NFO|BFO|MCX|CDS)[-/](BUY|SELL|B|S)$/i;
 const EXCH = /^(nse|bse|nfo|bfo|mcx|cds|bcd|ncdex|msei|nse-?eq|bse-?eq|nse-?fo|bse-?fo|nse-?cm|bse-?cm)$/i;
-const ISIN = /^IN[A-Z0-9]{10}$/;
+const ISIN = /^IN[A-Z0-9]{9}[0-9]$/;
 const NUMERIC: ColKey[] = ['qty', 'rate', 'bpu', 'netRate', 'closing', 'netTotal'];
 const num = (w: Word): boolean => isNumber(w.text);
 /** A printed blank in a figures column (`N/A`, `-`). */

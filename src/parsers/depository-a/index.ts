@@ -296,7 +296,7 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
         if (label === 'SCHEME NAME') meta.name = value;
         else if (label === 'FOLIO NO') meta.folio = value.replace(/\s+/g, '');
         else if (label === 'UCC') meta.ucc = value;
-        else if (label === 'ISIN') meta.isin = /^(IN[A-Z0-9]{10})/.exec(value)?.[1] ?? value;
+        else if (label === 'ISIN') meta.isin = /^(IN[A-Z0-9]{9}[0-9])/.exec(value)?.[1] ?? value;
         else if (label === 'RTA') meta.rta = value;
       }
     }
@@ -325,7 +325,7 @@ export function parseDepositoryA(doc: PdfDocument): ParseResult<ParsedStatement>
       if (v !== null) openings.set(`${acc.dp_id}|${acc.client_id}|${txnIsin}`, v);
       return true;
     }
-    const isin = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\b/.exec(t);
+    const isin = /^ISIN\s*:\s*(IN[A-Z0-9]{9}[0-9])\b/.exec(t);
     if (!isin) return false;
     txns.flush();
     txnIsin = isin[1];

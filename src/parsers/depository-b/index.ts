@@ -221,7 +221,7 @@ export function parseDepositoryB(doc: PdfDocument): ParseResult<ParsedStatement>
 
   /** `ISIN : ... -` opens the transactions of a holding of the account. */
   function transactionsOf(t: string): boolean {
-    const isin = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\s*-/.exec(t);
+    const isin = /^ISIN\s*:\s*(IN[A-Z0-9]{9}[0-9])\s*-/.exec(t);
     if (!isin) return false;
     txns.flush();
     txnHolding = findHolding(acc, isin[1]);

@@ -139,7 +139,7 @@ export interface FolioBlock {
 }
 
 const DATE_WORD = /^\d{1,2}[-/](?:\d{1,2}|[A-Za-z]{3})[-/]\d{4}$/;
-const OPENER = /^ISIN\s*:\s*(IN[A-Z0-9]{10})\b/i;
+const OPENER = /^ISIN\s*:\s*(IN[A-Z0-9]{9}[0-9])\b/i;
 const FOLIO_ON = /Folio\s*No\.?\s*[-:]?\s*([A-Z0-9][A-Z0-9/]*)\s*$/i;
 
 /** A number word of a row (not a date, not an identifier of nine digits or more). */

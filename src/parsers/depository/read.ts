@@ -9,7 +9,7 @@ import { allLines } from '../../pdf/model.js';
 import { parseDate, parseMonthYear, parseNumber } from '../../pdf/numbers.js';
 import { assignToColumns, isAmount, lineSize, squashText, textColumn, type Grid, type GridColumn } from '../common/table/index.js';
 
-export const FULL_ISIN = /^IN[A-Z0-9]{10}$/;
+export const FULL_ISIN = /^IN[A-Z0-9]{9}[0-9]$/;
 const PART_ISIN = /^IN[A-Z0-9]{4,9}$/;
 /** A PAN as printed, masked ones included (`AYXXXXXX7G`). */
 export const PAN = /[A-Z]{5}[0-9X]{4}[A-Z]/;

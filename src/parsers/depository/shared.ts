@@ -9,7 +9,7 @@ export type HoldingKind = keyof Holdings;
 export type Label = { name: string; label: string; align: 'left' | 'right' };
 
 export const ISIN_START = /^IN[A-Z0-9]{4,10}$/;
-export const FULL_ISIN = /^IN[A-Z0-9]{10}$/;
+export const FULL_ISIN = /^IN[A-Z0-9]{9}[0-9]$/;
 
 export function emptyHoldings(): Holdings {
   return { equities: [], corporate_bonds: [], government_securities: [], aifs: [], demat_mutual_funds: [] };

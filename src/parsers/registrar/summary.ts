@@ -18,7 +18,7 @@ import { cleanSchemeName, INVESTOR_STOP, isAmcHeading, SCHEME_CODE } from './sec
 
 /** A folio number, alone or with its `/NN` suffix in the same word (`91014545032/0`). */
 const FOLIO_WORD = /^\d{5,}(?:\/\d{1,3})?$/;
-const ISIN_WORD = /^IN[A-Z0-9]{10}$/;
+const ISIN_WORD = /^IN[A-Z0-9]{9}[0-9]$/;
 const RTA_WORD = /^(CAMS|KFINTECH|KFIN|KARVY)$/i;
 const FURNITURE = /^Page\s*\d+(\s*(of|\/)\s*\d+)?$/i;
 
