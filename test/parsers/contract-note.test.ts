@@ -9,6 +9,7 @@ import { withEmbeddedFont } from '../fixtures/lib/pdf.js';
 import { expectedFor, plan, renderPlanPdf, seededNote } from '../fixtures/contract-layout.js';
 import { drawStyle, type LayoutStyle } from '../fixtures/lib/layout.js';
 import { genericCharge, genericColumn } from '../../src/parsers/contract-note/layouts/generic.js';
+import type { Trade } from '../../src/parsers/contract-note/trades.js';
 
 const BROKERS: BrokerType[] = ['broker_a', 'broker_b', 'broker_c', 'broker_d', 'unknown'];
 
@@ -165,5 +166,40 @@ describe('generic vocabulary', () => {
     expect(genericCharge('scrip total')).toBe('ignore');
     expect(genericCharge('total brokerage')).toBe('brokerage');
     expect(genericCharge('pay in obligation')).toBe('obligation');
+  });
+});
+
+describe('an ISIN ends in its check digit', () => {
+  it('a security name cut at its cell (`IRCON INTERNATIONA`) is no ISIN: the wrapped lines under each trade stay its own', async () => {
+    const { assemble } = await import('../../src/parsers/contract-note/trades.js');
+    const { ISIN_RE } = await import('../../src/parsers/common.js');
+    expect(ISIN_RE.test('INTERNATIONA')).toBe(false);
+    expect(ISIN_RE.test('INE062A01020')).toBe(true);
+    const trade = (n: string) => ({ trade_number: n, security_description: '' }) as unknown as Trade;
+    ({ trade_number: n, security_description: '' }) as unknown as Parameters<typeof assemble>[0][number] extends infer E
+      ? E extends { kind: 'anchor'; trade: infer T }
+        ? T
+        : never
+      : never;
+    const rows = [
+      ['1', ['IRCON', 'INTERNATIONA'], ['L LIMITED-MTF-INE9', '62Y01021']],
+      ['2', ['IRCON', 'INTERNATIONA'], ['L LIMITED-MTF-INE9', '62Y01021']],
+      ['3', ['STATE', 'BANK', 'OF', 'INDI'], ['A-MTF-INE062A01020']],
+      ['4', ['STATE', 'BANK', 'OF', 'INDI'], ['A-MTF-INE062A01020']],
+    ] as const;
+    const events: Parameters<typeof assemble>[0] = [{ kind: 'header' }];
+    let y = 100;
+    for (const [n, desc, frags] of rows) {
+      events.push({ kind: 'anchor', trade: trade(n), desc: [...desc], y, page: 1 });
+      for (const f of frags) events.push({ kind: 'frag', text: f, y: (y += 9), page: 1 });
+      y += 34;
+    }
+    const out = assemble(events);
+    expect(out.map((t) => t.security_description)).toEqual([
+      'IRCON INTERNATIONA L LIMITED-MTF-INE9 62Y01021',
+      'IRCON INTERNATIONA L LIMITED-MTF-INE9 62Y01021',
+      'STATE BANK OF INDI A-MTF-INE062A01020',
+      'STATE BANK OF INDI A-MTF-INE062A01020',
+    ]);
   });
 });
