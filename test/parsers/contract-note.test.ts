@@ -176,11 +176,6 @@ describe('an ISIN ends in its check digit', () => {
     expect(ISIN_RE.test('INTERNATIONA')).toBe(false);
     expect(ISIN_RE.test('INE062A01020')).toBe(true);
     const trade = (n: string) => ({ trade_number: n, security_description: '' }) as unknown as Trade;
-    ({ trade_number: n, security_description: '' }) as unknown as Parameters<typeof assemble>[0][number] extends infer E
-      ? E extends { kind: 'anchor'; trade: infer T }
-        ? T
-        : never
-      : never;
     const rows = [
       ['1', ['IRCON', 'INTERNATIONA'], ['L LIMITED-MTF-INE9', '62Y01021']],
       ['2', ['IRCON', 'INTERNATIONA'], ['L LIMITED-MTF-INE9', '62Y01021']],
