@@ -130,6 +130,8 @@ export function readFolioHeader(lines: Line[], i: number): { columns: FolioColum
 export interface FolioBlock {
   isin: string;
   folio: string | null;
+  /** The AMC the opening line names (`ISIN: ... - Axis Mutual Fund - Scheme Name: ...`), when it does. */
+  amc: string | null;
   page: number;
   open: number | null;
   close: number | null;
@@ -141,6 +143,8 @@ export interface FolioBlock {
 const DATE_WORD = /^\d{1,2}[-/](?:\d{1,2}|[A-Za-z]{3})[-/]\d{4}$/;
 const OPENER = /^ISIN\s*:\s*(IN[A-Z0-9]{9}[0-9])\b/i;
 const FOLIO_ON = /Folio\s*No\.?\s*[-:]?\s*([A-Z0-9][A-Z0-9/]*)\s*$/i;
+/** `ISIN: INF846K01X06 - Axis Mutual Fund - Scheme Name: ...`: the AMC between the ISIN and the scheme. */
+const AMC_ON = /^ISIN\s*:\s*IN[A-Z0-9]{9}[0-9]\s*-\s*(.+?\bMutual\s+Fund)\s*-\s*Scheme\s+Name\b/i;
 
 /** A number word of a row (not a date, not an identifier of nine digits or more). */
 const amountWord = (w: string): boolean => /\d/.test(w) && !/^\d{9,}$/.test(w) && parseNumber(w) !== null;
@@ -175,6 +179,7 @@ export class FolioTxnReader {
       this.block = {
         isin: m[1].toUpperCase(),
         folio: FOLIO_ON.exec(t)?.[1] ?? null,
+        amc: AMC_ON.exec(t)?.[1].replace(/\s+/g, ' ') ?? null,
         page: l.page,
         open: null,
         close: null,
@@ -357,7 +362,9 @@ export function attachFolioBlocks(out: ParsedStatement, blocks: FolioBlock[], wa
         });
       continue;
     }
-    const { scheme } = candidates[0];
+    const { folio, scheme } = candidates[0];
+    // A folio table that prints no AMC sub-headings: the AMC its transactions' block names.
+    if (!folio.amc && b.amc) folio.amc = b.amc;
     scheme.transactions.push(...b.txns);
     const moved = exactSum(
       b.txns.map((t) => t.units ?? 0),
