@@ -265,8 +265,10 @@ export function parseContractNote(doc: PdfDocument, opts: { broker?: BrokerType 
   const base = cs.taxable_value_brokerage + cs.exchange_transaction_charges + cs.regulator_turnover_fees + clearing;
   const gst = round(cs.cgst + cs.sgst + cs.igst, 2);
   // Templates differ on whether SEBI fees carry GST (`@9% of Brok, Trans & Clearing Charges`).
-  // Brokers that compute GST per trade differ from 18% of the totals by rounding (0.2%).
-  const gstOk = [base, base - cs.regulator_turnover_fees].some((b) => Math.abs(gst - round(b * 0.18, 2)) <= Math.max(0.021, gst * 0.002));
+  // Brokers that compute GST per trade differ from 18% of the totals by rounding: up to a paisa a
+  // trade (CGST and SGST each rounded to half a paisa), or 0.2%.
+  const gstTol = Math.max(0.021, gst * 0.002, 0.01 * trades.length);
+  const gstOk = [base, base - cs.regulator_turnover_fees].some((b) => Math.abs(gst - round(b * 0.18, 2)) <= gstTol);
   if (!gstOk)
     warnings.push({
       code: 'GstMismatch',
