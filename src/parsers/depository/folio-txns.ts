@@ -8,9 +8,9 @@
  * under a repeated column header or none.
  *
  * The column header has its own small vocabulary (income distribution, capital withdrawal, words
- * broken over lines with a soft hyphen), so it is read here: every header word names its column's
- * role, and the words of one role, stacked or side by side, are one column. Numbers are assigned by
- * order when a row prints one per column, else to the column they overlap (or stand nearest to).
+ * broken over lines with a soft hyphen), as data for the table reader's `readWordHeader`: every
+ * header word names its column's role. Numbers are placed as every depository table places them
+ * (`assignToColumns`: by order when a row prints one per column, else from the right by overlap).
  *
  * The self-check per block: closing units = opening + units in - units out (warning
  * `UnitsMismatch`); a block whose scheme is not among the statement's folios is reported
@@ -21,14 +21,14 @@ import type { Line, Word } from '../../pdf/model.js';
 import { exactSum, parseDate, parseNumber, round } from '../../pdf/numbers.js';
 import type { MutualFundFolio, ParsedStatement, ParseWarning, Transaction } from '../../schema/index.js';
 import { folioTransaction } from '../phrasings/depository.js';
-import { squashText } from '../common/table/index.js';
+import { assignToColumns, lineSize, readWordHeader, squashText, type WordColumn, type WordVocabulary } from '../common/table/index.js';
 import { shareBeforeKey, text } from './read.js';
 
 type Role = 'date' | 'desc' | 'amount' | 'stamp' | 'nav' | 'price' | 'units' | 'income' | 'capital' | 'balance';
 const NUMERIC: ReadonlySet<Role> = new Set(['amount', 'stamp', 'nav', 'price', 'units', 'income', 'capital', 'balance']);
 
-/** Header words (lower case, letters only) -> the role of their column; `null`: a unit mark. */
-const WORDS: Record<string, Role | null> = {
+/** The folio transaction table's header words (lower case, letters only) -> the role of their column; `null`: a unit mark. */
+const FOLIO_TXN_HEADERS: WordVocabulary<Role> = {
   date: 'date',
   txn: 'date',
   transaction: 'desc',
@@ -52,78 +52,19 @@ const WORDS: Record<string, Role | null> = {
   inr: null,
 };
 
-const norm = (w: string): string => w.toLowerCase().replace(/[^a-z]/g, '');
-
-/** A header word's role: a vocabulary word, or part of one broken over two lines (`Distrib-` / `ution`). */
-function roleOfWord(w: string): Role | null | undefined {
-  if (/\d/.test(w)) return undefined;
-  const n = norm(w);
-  if (!n) return null;
-  if (n in WORDS) return WORDS[n];
-  if (n.length >= 4)
-    for (const [k, r] of Object.entries(WORDS)) if (r && k.length > n.length && (k.startsWith(n) || k.endsWith(n))) return r;
-  return undefined;
-}
+export type FolioColumn = WordColumn<Role>;
 
 /**
- * A line made only of header words (unit marks and punctuation neutral), with at least one; beside
- * a header (`stacked`), a line of unit marks alone (`(₹) (₹) (₹)`) too.
- */
-function headerish(l: Line, stacked = false): boolean {
-  let known = 0;
-  for (const w of l.words) {
-    const r = roleOfWord(w.text);
-    if (r === undefined) return false;
-    if (r) known++;
-  }
-  return known > 0 || (stacked && l.words.length > 0);
-}
-
-export interface FolioColumn {
-  role: Role;
-  x0: number;
-  x1: number;
-}
-
-const size = (l: Line): number => (l.pieces.length ? Math.max(...l.pieces.map((p) => p.size)) : 7);
-
-/**
- * The header whose lines include lines[i] (stacked lines within about two line heights), or null:
- * it must name the date, the units and two more amounts.
+ * The header whose lines include lines[i], or null: it must name the date, the units and two more
+ * amounts.
  */
 export function readFolioHeader(lines: Line[], i: number): { columns: FolioColumn[]; next: number } | null {
-  if (!headerish(lines[i])) return null;
-  let a = i;
-  let b = i;
-  const close = (u: Line, v: Line): boolean => u.page === v.page && v.y - u.y <= size(u) * 2.2;
-  while (a > 0 && a > i - 6 && close(lines[a - 1], lines[a]) && headerish(lines[a - 1], true)) a--;
-  while (b + 1 < lines.length && b < a + 6 && close(lines[b], lines[b + 1]) && headerish(lines[b + 1], true)) b++;
-  const byRole = new Map<Role, { x0: number; x1: number }>();
-  const marks: Word[] = [];
-  for (let k = a; k <= b; k++) {
-    for (const w of lines[k].words) {
-      const r = roleOfWord(w.text);
-      if (r === null) {
-        marks.push(w);
-        continue;
-      }
-      if (!r) continue;
-      const c = byRole.get(r);
-      byRole.set(r, c ? { x0: Math.min(c.x0, w.x0), x1: Math.max(c.x1, w.x1) } : { x0: w.x0, x1: w.x1 });
-    }
-  }
-  const roles = [...byRole.keys()];
-  if (!byRole.has('date') || !byRole.has('units') || roles.filter((r) => NUMERIC.has(r)).length < 3) return null;
-  const columns = roles.map((role) => ({ role, ...byRole.get(role)! })).sort((u, v) => u.x0 - v.x0);
-  // A unit mark (`in ₹`, `(Rs.)`) under a column widens it.
-  for (const w of marks) {
-    const c = columns.find((x) => Math.min(x.x1, w.x1) - Math.max(x.x0, w.x0) > 0);
-    if (c) {
-      c.x0 = Math.min(c.x0, w.x0);
-      c.x1 = Math.max(c.x1, w.x1);
-    }
-  }
-  return { columns, next: b + 1 };
+  return readWordHeader(
+    lines,
+    i,
+    FOLIO_TXN_HEADERS,
+    (roles) => roles.has('date') && roles.has('units') && [...roles].filter((r) => NUMERIC.has(r)).length >= 3,
+  );
 }
 
 /** One scheme's block of rows. */
@@ -193,7 +134,7 @@ export class FolioTxnReader {
     // `Opening Balance` / `Closing Balance` with the units; the label may wrap (`Opening` / `Balance`).
     const nums = l.words.filter((w) => amountWord(w.text));
     const next = lines[i + 1];
-    const wrapped = Boolean(next && next.page === l.page && next.y - l.y <= size(l) * 2.4 && /^Bal(ance|\.)?$/i.test(text(next)));
+    const wrapped = Boolean(next && next.page === l.page && next.y - l.y <= lineSize(l) * 2.4 && /^Bal(ance|\.)?$/i.test(text(next)));
     if (
       (m = /^(Opening|Closing)(?:\s+Bal(?:ance|\.)?\b|$|\s+[\d(,.-]+$)/i.exec(t)) &&
       (!/^\S+$/.test(t) || wrapped) &&
@@ -233,7 +174,7 @@ export class FolioTxnReader {
     if (this.key) {
       let last = this.rec[this.rec.length - 1];
       for (const l of this.loose) {
-        if (l.page !== last.page || l.y - last.y > size(last) * 2.4) break;
+        if (l.page !== last.page || l.y - last.y > lineSize(last) * 2.4) break;
         this.rec.push(l);
         last = l;
       }
@@ -271,7 +212,10 @@ export class FolioTxnReader {
     // The numbers stand on one line of the record (its first or its last).
     const numLine = perLine.find((ws) => ws.length) ?? [];
     for (const ws of perLine) if (ws !== numLine) desc.push(...ws.map((w) => w.text));
-    const got = assign(numLine, numeric);
+    const got = assignToColumns(
+      numLine,
+      numeric.map((c) => ({ label: c.role, role: c.role, numeric: true, x0: c.x0, x1: c.x1 })),
+    );
     const n = (r: Role): number | null => parseNumber(got.get(r));
     const description = squashText(desc.join(' '));
     const printed = n('units');
@@ -302,35 +246,6 @@ export class FolioTxnReader {
 }
 
 /** Numbers -> columns: by order when there is one per column, else each to the column it overlaps or stands nearest to. */
-function assign(nums: Word[], cols: FolioColumn[]): Map<Role, string> {
-  const out = new Map<Role, string>();
-  const sorted = [...nums].sort((u, v) => u.x0 - v.x0);
-  if (sorted.length === cols.length) {
-    sorted.forEach((w, k) => out.set(cols[k].role, w.text));
-    return out;
-  }
-  let limit = cols.length;
-  // From the right, never right of the number after it.
-  for (let k = sorted.length - 1; k >= 0; k--) {
-    const w = sorted[k];
-    let best = -1;
-    let top = -Infinity;
-    for (let c = 0; c < limit; c++) {
-      const col = cols[c];
-      const ov = Math.min(w.x1, col.x1) - Math.max(w.x0, col.x0);
-      const score = ov > 0 ? ov : -Math.min(Math.abs(w.x1 - col.x1), Math.abs(w.x0 - col.x0)) - 1000;
-      if (score > top) {
-        top = score;
-        best = c;
-      }
-    }
-    if (best < 0) break;
-    out.set(cols[best].role, w.text);
-    limit = best;
-  }
-  return out;
-}
-
 const UNIT_TOLERANCE = 0.0015;
 
 /**

@@ -6,7 +6,8 @@
  *
  * - a header is found by its words, the vocabulary passed in as data by each section reader
  *   (headers.ts: `findHeader` with a `HeaderVocabulary`, `matchStackedHeader` with a label map;
- *   grid.ts: `readGrid` with a `GridVocabulary`, columns typed by role); it may be stacked over
+ *   grid.ts: `readGrid` with a `GridVocabulary`, columns typed by role; words.ts: `readWordHeader`
+ *   with a `WordVocabulary`, every word naming its column's role); it may be stacked over
  *   several lines; its columns are where its words are, never at an assumed x;
  * - a row's figures are read from the right and placed into the numeric columns in order, each
  *   to a distinct column (place.ts: `placeInOrder` at least total distance, under `assignNumbers`,
@@ -20,3 +21,4 @@ export * from './text.js';
 export * from './place.js';
 export * from './headers.js';
 export * from './grid.js';
+export * from './words.js';
