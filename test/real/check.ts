@@ -203,7 +203,10 @@ async function main(): Promise<number> {
           statements.map((s) => ({ path: path.join(dir!, s.file), kind: s.kind, password: s.password ?? null, truth: s.json })),
         ),
       );
-      const p = await execa(py, [checkPy, '--hidden', scratch, '--show', String(show)], { reject: false, env: { ...process.env, PEER_MIN: '0' } });
+      const p = await execa(py, [checkPy, '--hidden', scratch, '--show', String(show)], {
+        reject: false,
+        env: { ...process.env, PEER_MIN: '0' },
+      });
       let last: Row | undefined;
       for (const line of String(p.stdout).split('\n')) {
         const m = /^peer reads (.+?): (.*)$/.exec(line);
