@@ -232,14 +232,20 @@ function headerSpan(lines: Line[], i: number, v: GridVocabulary): { a: number; b
 /** The header of lines a..b read into columns, or null when they make no table's header. */
 function gridOf(lines: Line[], a: number, b: number, v: GridVocabulary): Grid | null {
   const c = compile(v);
-  const group = lines.slice(a, b + 1).map((l) => ({ ...l, words: l.words.flatMap((w) => unglue(w, v)) }));
-  const words = group.flatMap((l, li) => l.words.map((w) => ({ ...w, li })));
-  if (!words.some((w) => c.anchors.has(norm(w.text)))) return null;
-  if (words.filter((w) => norm(w.text)).length < 3) return null;
+  const group = lines.slice(a, b + 1).map((l) => ({ pieces: l.pieces, words: l.words.flatMap((w) => unglue(w, v)) }));
+  let anchored = false;
+  let named = 0;
+  for (const l of group)
+    for (const w of l.words) {
+      const n = norm(w.text);
+      if (n) named++;
+      if (c.anchors.has(n)) anchored = true;
+    }
+  if (!anchored || named < 3) return null;
   // Per line: segments are pieces, split where a piece holds several labels (cells drawn close
   // together merge into one piece) and joined where one label was drawn in several pieces.
   type Seg = { words: Word[]; li: number; x0: number; x1: number };
-  const gapMax = Math.max(4, lineSize(group[0]) * 1.05);
+  const gapMax = Math.max(4, lineSize(lines[a]) * 1.05);
   const segs: Seg[] = [];
   group.forEach((l, li) => {
     const line: Seg[] = [];
@@ -267,12 +273,17 @@ function gridOf(lines: Line[], a: number, b: number, v: GridVocabulary): Grid | 
     }
   }
   const bySeg = new Map<number, Seg[]>();
-  segs.forEach((sg, k) => bySeg.set(find(k), [...(bySeg.get(find(k)) ?? []), sg]));
+  segs.forEach((sg, k) => {
+    const root = find(k);
+    const list = bySeg.get(root);
+    if (list) list.push(sg);
+    else bySeg.set(root, [sg]);
+  });
   // A label spanning sub-labels printed side by side on its last line (`Average Total Expense
   // Ratio (TER)` over `Regular   Direct`): one column per sub-label, each labelled with the span.
-  const gapMin = lineSize(group[0]) * 0.8;
+  const gapMin = lineSize(lines[a]) * 0.8;
   const groups: { ws: (Word & { li: number })[]; sub: Seg | null }[] = [];
-  const withLine = (sg: Seg): (Word & { li: number })[] => sg.words.map((w) => ({ ...w, li: sg.li }));
+  const withLine = (sg: Seg): (Word & { li: number })[] => sg.words.map((w) => ({ text: w.text, x0: w.x0, x1: w.x1, li: sg.li }));
   for (const list of bySeg.values()) {
     const lastLi = Math.max(...list.map((sg) => sg.li));
     const bottom = list.filter((sg) => sg.li === lastLi).sort((u, w) => u.x0 - w.x0);
@@ -285,10 +296,14 @@ function gridOf(lines: Line[], a: number, b: number, v: GridVocabulary): Grid | 
     .map(({ ws, sub }) => {
       ws.sort((u, w) => u.li - w.li || u.x0 - w.x0);
       // A label drawn twice over itself (a bold or bilingual overprint) counts once.
-      const label = ws
-        .filter((w, k) => !ws.slice(0, k).some((u) => u.text === w.text && Math.min(u.x1, w.x1) - Math.max(u.x0, w.x0) > 0))
-        .map((w) => w.text)
-        .join(' ');
+      const kept: string[] = [];
+      for (let k = 0; k < ws.length; k++) {
+        const w = ws[k];
+        let twice = false;
+        for (let j = 0; j < k && !twice; j++) twice = ws[j].text === w.text && Math.min(ws[j].x1, w.x1) - Math.max(ws[j].x0, w.x0) > 0;
+        if (!twice) kept.push(w.text);
+      }
+      const label = kept.join(' ');
       const { role, numeric } = roleOf(label, v);
       // A sub-column spans its own sub-label only.
       if (sub) return { label, role, numeric, x0: sub.x0, x1: sub.x1 };
