@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ptyExited } from '../helpers/pty.js';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BIN, cas, cleanEnv, fixture, ROOT, tmpDir } from '../helpers/cas.js';
@@ -13,7 +14,7 @@ function inPty(args: string[], env: Record<string, string | undefined> = {}): Pr
     const p = pty.spawn('node', [BIN, ...args], { cols: 200, rows: 50, cwd: ROOT, env: cleanEnv(env) as Record<string, string> });
     let out = '';
     p.onData((d) => (out += d));
-    p.onExit(({ exitCode }) => resolve({ out, code: exitCode }));
+    void ptyExited(p).then((exitCode) => resolve({ out, code: exitCode }));
   });
 }
 

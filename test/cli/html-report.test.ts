@@ -9,6 +9,7 @@
  * are checked either way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ptyExited } from '../helpers/pty.js';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as pty from 'node-pty';
@@ -89,7 +90,7 @@ describe('cas parse --format: how it sits with --json, --csv and the terminal', 
       });
       let text = '';
       p.onData((d) => (text += d));
-      p.onExit(({ exitCode }) => resolve({ code: exitCode, text }));
+      void ptyExited(p).then((exitCode) => resolve({ code: exitCode, text }));
     });
     expect(screen.code).toBe(2);
     expect(screen.text).toMatch(/-o report\.html/);

@@ -8,6 +8,7 @@
  * the code (a real terminal, node-pty).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ptyExited } from '../helpers/pty.js';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as pty from 'node-pty';
@@ -219,7 +220,7 @@ describe('against a real cas serve (sandbox provider)', () => {
           p.write('123456\r');
         }
       });
-      p.onExit(({ exitCode }) => resolve({ code: exitCode, raw: text }));
+      void ptyExited(p).then((exitCode) => resolve({ code: exitCode, raw: text }));
     });
     expect(code, raw).toBe(0);
     expect(raw).toMatch(/OTP:/);

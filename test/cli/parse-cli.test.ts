@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ptyExited } from '../helpers/pty.js';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -125,7 +126,7 @@ describe('cas parse and cas smart', () => {
           p.write('Secret@123\r');
         }
       });
-      p.onExit(({ exitCode }) => resolve({ code: exitCode, screen }));
+      void ptyExited(p).then((exitCode) => resolve({ code: exitCode, screen }));
     });
     expect(result.code).toBe(0);
     expect(result.screen).toMatch(/try 2 of 3/);
@@ -146,7 +147,7 @@ describe('cas parse and cas smart', () => {
       p.onData((d) => {
         screen += d;
       });
-      p.onExit(({ exitCode }) => resolve({ code: exitCode, screen }));
+      void ptyExited(p).then((exitCode) => resolve({ code: exitCode, screen }));
     });
     expect(result.code).toBe(3);
     expect(result.screen).not.toMatch(/Password for/);
@@ -295,7 +296,7 @@ describe('progress of a long parse (issue 20 item 9)', () => {
         p.onData((d) => {
           screen += d;
         });
-        p.onExit(() => resolve(screen));
+        void ptyExited(p).then(() => resolve(screen));
       });
     for (const jobs of ['1', '2']) {
       const screen = await run(['--jobs', jobs]);

@@ -8,6 +8,7 @@
  * the sandbox print the same tables, not JSON; on a pipe they still print one JSON document a line.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ptyExited } from '../helpers/pty.js';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import * as pty from 'node-pty';
@@ -191,7 +192,7 @@ function onTerminal(args: string[], cols: number, env: Record<string, string>): 
         p.write('123456\r');
       }
     });
-    p.onExit(({ exitCode }) => resolve({ code: exitCode, lines: screenLines(raw) }));
+    void ptyExited(p).then((exitCode) => resolve({ code: exitCode, lines: screenLines(raw) }));
   });
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ptyExited } from '../helpers/pty.js';
 import http from 'node:http';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -259,7 +260,7 @@ describe('CLI retrieval', () => {
           setTimeout(() => p.write('123456\r'), 100);
         }
       });
-      p.onExit(({ exitCode }) => resolve({ code: exitCode, screen }));
+      void ptyExited(p).then((exitCode) => resolve({ code: exitCode, screen }));
     });
     expect(result.code, result.screen).toBe(0);
     expect(result.screen).toMatch(/2 statements saved/);
