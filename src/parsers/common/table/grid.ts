@@ -283,14 +283,18 @@ function gridOf(lines: Line[], a: number, b: number, v: GridVocabulary): Grid | 
   // Ratio (TER)` over `Regular   Direct`): one column per sub-label, each labelled with the span.
   const gapMin = lineSize(lines[a]) * 0.8;
   const groups: { ws: (Word & { li: number })[]; sub: Seg | null }[] = [];
-  const withLine = (sg: Seg): (Word & { li: number })[] => sg.words.map((w) => ({ text: w.text, x0: w.x0, x1: w.x1, li: sg.li }));
+  const withLine = (segs: readonly Seg[]): (Word & { li: number })[] => {
+    const out: (Word & { li: number })[] = [];
+    for (const sg of segs) for (const w of sg.words) out.push({ text: w.text, x0: w.x0, x1: w.x1, li: sg.li });
+    return out;
+  };
   for (const list of bySeg.values()) {
     const lastLi = Math.max(...list.map((sg) => sg.li));
     const bottom = list.filter((sg) => sg.li === lastLi).sort((u, w) => u.x0 - w.x0);
     const above = list.filter((sg) => sg.li !== lastLi);
     const apart = bottom.length > 1 && bottom.every((sg, k) => k === 0 || sg.x0 - bottom[k - 1].x1 > gapMin);
-    if (apart && above.length) for (const sg of bottom) groups.push({ ws: [...above.flatMap(withLine), ...withLine(sg)], sub: sg });
-    else groups.push({ ws: list.flatMap(withLine), sub: null });
+    if (apart && above.length) for (const sg of bottom) groups.push({ ws: withLine([...above, sg]), sub: sg });
+    else groups.push({ ws: withLine(list), sub: null });
   }
   const columns: GridColumn[] = groups
     .map(({ ws, sub }) => {
@@ -307,7 +311,13 @@ function gridOf(lines: Line[], a: number, b: number, v: GridVocabulary): Grid | 
       const { role, numeric } = roleOf(label, v);
       // A sub-column spans its own sub-label only.
       if (sub) return { label, role, numeric, x0: sub.x0, x1: sub.x1 };
-      return { label, role, numeric, x0: Math.min(...ws.map((w) => w.x0)), x1: Math.max(...ws.map((w) => w.x1)) };
+      let x0 = Infinity;
+      let x1 = -Infinity;
+      for (const w of ws) {
+        if (w.x0 < x0) x0 = w.x0;
+        if (w.x1 > x1) x1 = w.x1;
+      }
+      return { label, role, numeric, x0, x1 };
     })
     .sort((u, w) => u.x0 - w.x0);
   return { columns, next: b + 1, lines: lines.slice(a, b + 1) };
@@ -327,9 +337,17 @@ export function textColumn(w: Word, cols: GridColumn[]): GridColumn | undefined 
 }
 
 /** A number word (an amount or quantity; long digit runs are identifiers such as order numbers). */
+const AMOUNTS = new Map<string, boolean>();
+
 export function isAmount(w: string): boolean {
-  if (/^\d{9,}$/.test(w)) return false;
-  return parseNumber(w) !== null && /\d/.test(w);
+  // Asked of every word of every record, several times over: kept, bounded.
+  let a = AMOUNTS.get(w);
+  if (a === undefined) {
+    a = !/^\d{9,}$/.test(w) && /\d/.test(w) && parseNumber(w) !== null;
+    if (AMOUNTS.size >= 20_000) AMOUNTS.clear();
+    AMOUNTS.set(w, a);
+  }
+  return a;
 }
 
 /** How well a number sits under a column: its overlap, else minus its distance (and far below any overlap). */
