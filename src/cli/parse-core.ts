@@ -159,7 +159,8 @@ export const isPasswordError = (o: FileOutcome): boolean =>
 export async function parseFiles(files: string[], plan: PasswordPlan, opts: Opts, run: FilesRun): Promise<FileOutcome[]> {
   const oneAtATime = files.length === 1 || run.jobs === 1;
   // The PDF engine loads while the progress line starts: in this thread for files parsed here, else on the first worker.
-  if (oneAtATime && inThread(opts.engine)) void import('../core/inline.js').then((m) => m.warmInline());
+  if (oneAtATime && inThread(opts.engine))
+    void import('../core/inline.js').then((m) => m.warmInline(files.length === 1 ? files[0] : undefined));
   else warmParsePool(opts.engine);
   const progress = await run.startProgress(files.length);
   const { stdinBytes } = run;

@@ -15,6 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import v8 from 'node:v8';
 import { DocumentError } from '../errors.js';
 import type { DocumentMetadata } from './model.js';
 import { standardWidths } from './std-widths.js';
@@ -57,10 +58,27 @@ export function capPdfiumHeap(bytes: number): void {
   heapCap = bytes;
 }
 
-/** The .wasm, read and compiled once per thread. */
+/**
+ * The .wasm, read and compiled once per thread. Its functions are compiled on first call (V8's
+ * default) and validated then too (`--wasm-lazy-validation`): the module is the package's own,
+ * not input, and validating all of PDFium up front is 8-10 ms of every cold start (issue 36).
+ */
 function compiledWasm(): Promise<WebAssembly.Module> {
-  compiled ??= WebAssembly.compile(readFileSync(require.resolve('@embedpdf/pdfium/pdfium.wasm')));
+  if (!compiled) {
+    v8.setFlagsFromString('--wasm-lazy-validation');
+    compiled = WebAssembly.compile(readFileSync(require.resolve('@embedpdf/pdfium/pdfium.wasm')));
+  }
   return compiled;
+}
+
+/**
+ * For a process that reads one small document and ends (`cas parse FILE`): PDFium's functions stay
+ * in V8's first WebAssembly tier (Liftoff), with no optimising recompile of hot functions, which a
+ * few pages never repay (its compile threads compete for the cores, its code adds 12-19 MB of RSS).
+ * Only before the module is compiled; long-lived processes (a batch, `cas serve`) keep the default.
+ */
+export function pdfiumForOneDocument(): void {
+  if (!compiled) v8.setFlagsFromString('--liftoff-only');
 }
 
 async function loadModule(): Promise<PdfiumModule> {

@@ -13,10 +13,14 @@ import { cas, fixture, manifest, tmpDir, type RunResult } from '../helpers/cas.j
 import { flateBomb, onePagePdf } from '../load/hostile.js';
 
 const dir = tmpDir('cas-in-thread-');
-/** 120 MB of `q Q` in one page's content, 120 KB deflated: PDFium spends seconds inside one call on it (no text). */
+/**
+ * 120 MB of `q Q` in a page's content, 120 KB deflated: PDFium spends seconds inside one call on it
+ * (no text; 4.7 s on an idle 2-core machine here with its optimised code, 7 s in its first tier).
+ * Twelve pages show it, so whatever the machine's speed, the time limit falls inside one of them.
+ */
 function spinPdf(): string {
   const file = path.join(dir, 'spin.pdf');
-  writeFileSync(file, onePagePdf(zlib.deflateSync(Buffer.alloc(120_000_000, 'q Q\n'), { level: 9 })));
+  writeFileSync(file, onePagePdf(zlib.deflateSync(Buffer.alloc(120_000_000, 'q Q\n'), { level: 9 }), '/FlateDecode', 12));
   return file;
 }
 

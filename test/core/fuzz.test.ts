@@ -2,7 +2,7 @@
  * Fuzz (issue 18): 3,000 mutated PDFs from every fixture family (encrypted ones with their
  * passwords), 2,400 through the parse core's worker pool and 600 through the built `cas parse`
  * in batches of 100, alternately with --jobs 2 (workers) and --jobs 1 (each small file in the CLI's
- * own thread, under its watchdog). Each is answered within 2 s with a result or a typed error: no hangs,
+ * own thread, under its watchdog), then 30 each in a `cas parse FILE` process of its own. Each is answered within 2 s with a result or a typed error: no hangs,
  * no crashes, no unhandled rejections, no `Unexpected`. `npm run fuzz -- --n 20000` runs more.
  */
 import { describe, expect, it } from 'vitest';
@@ -16,6 +16,9 @@ describe('fuzz', () => {
     expect(s.problems).toEqual([]);
     expect(s.library + s.cli).toBeGreaterThanOrEqual(3000);
     expect(s.cliInThread).toBe(300);
+    // 30 more, each in a `cas parse FILE` process of its own (the one-document tuning).
+    expect(s.single).toBe(30);
+    expect(s.singleOk).toBeGreaterThan(0);
     expect(s.sources).toBeGreaterThanOrEqual(15);
     expect({ hangs: s.hangs, crashes: s.crashes, unhandledRejections: s.unhandledRejections, unexpected: s.unexpected }).toEqual({
       hangs: 0,

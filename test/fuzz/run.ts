@@ -29,6 +29,8 @@ export interface FuzzOptions {
   n: number;
   /** Mutants through `cas parse` (default n / 5). */
   cli?: number;
+  /** Mutants each read by a `cas parse FILE` process of its own (default cli / 20). */
+  single?: number;
   seed?: number;
   jobs?: number;
   /** Every file must be answered within this (ms); the job limit is set below it. */
@@ -42,6 +44,10 @@ export interface FuzzSummary {
   cli: number;
   /** Of `cli`, the files of the batches run one at a time (in the CLI's own thread when small). */
   cliInThread: number;
+  /** Mutants read by a `cas parse FILE` process of their own (the one-document tuning of src/core/inline.ts: PDFium in its first tier). */
+  single: number;
+  /** Of `single`, those answered with a document (the rest with exit 3 and one error line). */
+  singleOk: number;
   sources: number;
   hangs: number;
   crashes: number;
@@ -104,6 +110,8 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
     library: 0,
     cli: 0,
     cliInThread: 0,
+    single: 0,
+    singleOk: 0,
     sources: src.length,
     hangs: 0,
     crashes: 0,
@@ -253,6 +261,69 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
       }
       log(`cas parse: ${s.cli}/${cliN}`);
     }
+
+    // 3. One file per process (`cas parse FILE`, `jobs` processes at once): the process a user's
+    // one statement gets, tuned for one document (src/core/inline.ts).
+    const singleN = opts.single ?? Math.ceil(cliN / 20);
+    const singleIt = mutants(src, singleN, seed + 104_729);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const singleLane = async (): Promise<void> => {
+      for (let m = singleIt.next(); !m.done; m = singleIt.next()) {
+        const file = path.join(dir, `m${String(m.value.i).padStart(6, '0')}-${m.value.kind}-${path.basename(m.value.src.rel, '.pdf')}.pdf`);
+        writeFileSync(file, m.value.pdf);
+        const start = performance.now();
+        const r = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => {
+          const env = {
+            ...process.env,
+            CAS_PARSE_TIMEOUT: String(timeoutMs / 1000),
+            CAS_PDF_PASSWORD: 'ABCPM1234K',
+            CAS_CONFIG_DIR: path.join(dir, 'config'),
+            NO_COLOR: '1',
+          };
+          execFile(
+            'node',
+            [path.join(ROOT, 'bin/cas.js'), 'parse', file, '--json'],
+            { env, timeout: budgetMs + 10_000, maxBuffer: 64 * 1024 * 1024 },
+            (err, stdout, stderr) => {
+              const e = err as (Error & { code?: number; signal?: string }) | null;
+              resolve({
+                code: e ? (typeof e.code === 'number' ? e.code : null) : 0,
+                signal: e?.signal ?? null,
+                stdout: String(stdout),
+                stderr: String(stderr),
+              });
+            },
+          );
+        });
+        const ms = performance.now() - start;
+        s.single++;
+        const what = `cas parse ${path.basename(file)}`;
+        if (r.signal || r.code === null) {
+          s.hangs++;
+          problem(`${what}: killed after ${ms.toFixed(0)} ms (${r.signal})`);
+          continue;
+        }
+        if (/\n\s+at |Unhandled|node:internal|uncaught/i.test(r.stderr)) {
+          s.unhandledRejections++;
+          problem(`${what}: stack trace on stderr: ${r.stderr.slice(0, 300)}`);
+        }
+        if (r.code === 0) {
+          try {
+            JSON.parse(r.stdout);
+            s.singleOk++;
+          } catch {
+            s.crashes++;
+            problem(`${what}: exit 0 without one JSON document on stdout`);
+          }
+        } else if (r.code !== 3 || r.stdout !== '' || !/^cas: [^\n]+: [^\n]+$/.test(r.stderr.trim())) {
+          s.crashes++;
+          problem(`${what}: exit ${r.code}: ${r.stderr.slice(-300)}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: jobs }, singleLane));
+    log(`cas parse FILE: ${s.single}/${singleN}`);
     rmSync(dir, { recursive: true, force: true });
   } finally {
     process.off('unhandledRejection', onRejection);
@@ -262,7 +333,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
     .sort((a, b) => b[1] - a[1])
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
-  s.line = `fuzz seed ${seed}: ${s.library + s.cli} mutants of ${s.sources} fixtures (library ${s.library}, cas parse ${s.cli}, of them ${s.cliInThread} one at a time in its own thread) in ${secs} s: ${s.hangs} hangs, ${s.crashes} crashes, ${s.unhandledRejections} unhandled rejections, ${s.unexpected} Unexpected; slowest library answer ${s.slowestMs.toFixed(0)} ms (budget ${budgetMs}); peak RSS ${s.peakRssKb.library} KB (library process), ${s.peakRssKb.cli === null ? 'n/a (no GNU time)' : `${s.peakRssKb.cli} KB`} (largest cas parse batch); ${s.rejectionsCaughtInWorkers} engine rejections caught in workers; outcomes: ${outcomes}`;
+  s.line = `fuzz seed ${seed}: ${s.library + s.cli} mutants of ${s.sources} fixtures (library ${s.library}, cas parse ${s.cli}, of them ${s.cliInThread} one at a time in its own thread; ${s.single} one per process, ${s.singleOk} of them read) in ${secs} s: ${s.hangs} hangs, ${s.crashes} crashes, ${s.unhandledRejections} unhandled rejections, ${s.unexpected} Unexpected; slowest library answer ${s.slowestMs.toFixed(0)} ms (budget ${budgetMs}); peak RSS ${s.peakRssKb.library} KB (library process), ${s.peakRssKb.cli === null ? 'n/a (no GNU time)' : `${s.peakRssKb.cli} KB`} (largest cas parse batch); ${s.rejectionsCaughtInWorkers} engine rejections caught in workers; outcomes: ${outcomes}`;
   return s;
 }
 
@@ -279,6 +350,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     cli: num(arg('cli')),
     seed: num(arg('seed')),
     jobs: num(arg('jobs')),
+    single: num(arg('single')),
     budgetMs: num(arg('budget-ms')),
     log: (l) => process.stderr.write(`${l}\n`),
   }).then(

@@ -8,13 +8,16 @@ import zlib from 'node:zlib';
 import { fixture } from '../helpers/cas.js';
 
 /** A one-page PDF with a correct xref table whose page content is `content` (already encoded with `filter`). */
-export function onePagePdf(content: Buffer, filter = '/FlateDecode'): Buffer {
+export function onePagePdf(content: Buffer, filter = '/FlateDecode', pages = 1): Buffer {
+  // With `pages`, that many pages show the same content stream (object 5); the others follow it.
+  const more = Array.from({ length: pages - 1 }, (_, i) => i + 6);
   const objs = [
     '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Pages /Kids [3 0 R${more.map((n) => ` ${n} 0 R`).join('')}] /Count ${pages} >>`,
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>',
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
   ];
+  const page = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>';
   const parts: Buffer[] = [Buffer.from('%PDF-1.7\n', 'latin1')];
   const offs: number[] = [];
   let off = parts[0].length;
@@ -30,6 +33,10 @@ export function onePagePdf(content: Buffer, filter = '/FlateDecode'): Buffer {
   push(Buffer.from(`5 0 obj\n<< ${filter ? `/Filter ${filter} ` : ''}/Length ${content.length} >>\nstream\n`, 'latin1'));
   push(content);
   push(Buffer.from('\nendstream\nendobj\n', 'latin1'));
+  more.forEach((n) => {
+    offs.push(off);
+    push(Buffer.from(`${n} 0 obj\n${page}\nendobj\n`, 'latin1'));
+  });
   const table = offs.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
   push(
     Buffer.from(
