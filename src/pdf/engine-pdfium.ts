@@ -159,14 +159,21 @@ function normalize(s: string): string {
 const UNMAPPED_ONLY = /^[\ufffd\s]+$/;
 
 type Category = 0 | 1 | 2 | 3; // plain, whitespace, zero-width diacritic, invisible format mark
+/** Each BMP code point's category once known, plus one (0: not looked up yet); the rest in a map. */
+const bmpCategories = new Uint8Array(0x10000);
 const categories = new Map<number, Category>();
 function category(cp: number): Category {
-  let c = categories.get(cp);
-  if (c === undefined) {
-    const m = SPECIAL.exec(String.fromCodePoint(cp));
-    c = !m ? 0 : m[1] ? 1 : m[2] ? 2 : 3;
-    categories.set(cp, c);
+  if (cp < 0x10000) {
+    const known = bmpCategories[cp];
+    if (known) return (known - 1) as Category;
+  } else {
+    const known = categories.get(cp);
+    if (known !== undefined) return known;
   }
+  const m = SPECIAL.exec(String.fromCodePoint(cp));
+  const c: Category = !m ? 0 : m[1] ? 1 : m[2] ? 2 : 3;
+  if (cp < 0x10000) bmpCategories[cp] = c + 1;
+  else categories.set(cp, c);
   return c;
 }
 
@@ -232,7 +239,9 @@ function viewport(view: [number, number, number, number], rotate: number): { t: 
 }
 
 interface Run {
-  str: string[];
+  str: string;
+  /** A character past ASCII is in `str` (only then can it need normalising or be all unmapped glyphs). */
+  wide: boolean;
   /** Text rendering matrix of the first glyph (page space): [a, b, c, d, e, f]. */
   trm: number[];
   width: number;
@@ -280,9 +289,15 @@ function pageRuns(
 
   let run: Run | undefined;
   // pdf.js reads the thresholds of the last run when the next glyph arrives between runs.
-  let lastRun: Run = { str: [], trm: [1, 0, 0, 1, 0, 0], width: 0, totalWidth: 0, height: 0, scale: 1, fontSize: 0 };
-  let prevEnd: number[] | undefined; // [x, y] after the last glyph
-  let prevTrm: number[] | undefined;
+  let lastRun: Run = { str: '', wide: false, trm: [1, 0, 0, 1, 0, 0], width: 0, totalWidth: 0, height: 0, scale: 1, fontSize: 0 };
+  // Where the last glyph (with a width) ended, and its text rendering matrix's a-d.
+  let hasPrev = false;
+  let prevEndX = 0;
+  let prevEndY = 0;
+  let pta = 0;
+  let ptb = 0;
+  let ptc = 0;
+  let ptd = 0;
   const last = [' ', ' '];
   let lastPos = 0;
   let font = -1;
@@ -315,8 +330,8 @@ function pageRuns(
     run.totalWidth += run.width * run.scale;
     // A run of nothing but unmapped glyphs (U+FFFD) is a stray piece of an Indic overlay that PDFium
     // orders apart from its line; pdf.js has it inside the overlay's run, which buildLines drops.
-    if (run.str.length && !UNMAPPED_ONLY.test(run.str.join('')))
-      out.push({ str: normalize(run.str.join('')), trm: run.trm, width: Math.abs(run.totalWidth) });
+    if (run.str.length && !(run.wide && UNMAPPED_ONLY.test(run.str)))
+      out.push({ str: run.wide ? normalize(run.str) : run.str, trm: run.trm, width: Math.abs(run.totalWidth) });
     run = undefined;
   };
 
@@ -372,7 +387,10 @@ function pageRuns(
     if (std !== undefined) adv = (std / 1000) * size * scaleX;
     else {
       m._FPDFText_GetLooseCharBox(tp, i, s.ptr + 48);
-      const [bl, bt, br, bb] = [s.f32(12), s.f32(13), s.f32(14), s.f32(15)];
+      const bl = s.f32(12);
+      const bt = s.f32(13);
+      const br = s.f32(14);
+      const bb = s.f32(15);
       // PDFium's loose box measures the glyph with the font program's width, which may differ
       // from the PDF's /Widths (what pdf.js and PDFium's own positioning use). Better measures, in
       // turn: the character PDFium generates after the glyph (a space or line end), which it places
@@ -395,7 +413,11 @@ function pageRuns(
       else if (step && (next?.space || inkBox || Math.abs(step - adv) < 0.025 * em)) adv = step;
       else if (horizontal && next && !next.generated && step !== undefined && step < 1e-3) adv = ligatureEnd(m, tp, c, i, obj, s) - ox;
     }
-    const trm = [size * ma, size * mb, size * mc, size * md, ox, oy];
+    // The glyph's text rendering matrix (its e, f are the origin); an array only when a run starts with it.
+    const ta = size * ma;
+    const tb = size * mb;
+    const tc = size * mc;
+    const td = size * md;
     // A ligature (one glyph, several characters: 'ﬁ' as 'f', 'i') comes as characters at one origin;
     // pdf.js has the glyph once, with its width: the characters after the first add nothing.
     const ligature = run !== undefined && obj === glyphObj && Math.abs(ox - glyphX) < 1e-3 && Math.abs(oy - glyphY) < 1e-3;
@@ -413,32 +435,38 @@ function pageRuns(
     const indicRun = run !== undefined && ((complex && glyphComplex) || (obj === glyphObj && (complex || glyphComplex)));
     glyphObj = obj;
     glyphComplex = complex;
-    if (cat !== 2 && !ligature && !indicRun && prevEnd && prevTrm && !(prevEnd[0] === ox && prevEnd[1] === oy)) {
-      let [posX, posY] = [ox, oy];
-      let [lastX, lastY] = prevEnd;
-      let rotate = -1;
-      if (trm[0] && trm[1] === 0 && trm[2] === 0) rotate = trm[0] > 0 ? 0 : 180;
-      else if (trm[1] && trm[0] === 0 && trm[3] === 0) rotate = trm[1] > 0 ? 90 : 270;
-      switch (rotate) {
-        case 0:
-          break;
-        case 90:
-          [posX, posY, lastX, lastY] = [posY, posX, lastY, lastX];
-          break;
-        case 180:
-          [posX, posY, lastX, lastY] = [-posX, -posY, -lastX, -lastY];
-          break;
-        case 270:
-          [posX, posY, lastX, lastY] = [-posY, -posX, -lastY, -lastX];
-          break;
-        default: {
-          const inv = (x: number, y: number, t: number[]): [number, number] => {
-            const k = Math.hypot(t[0], t[1]);
-            return [(t[0] * x + t[1] * y) / k, (t[2] * x + t[3] * y) / k];
-          };
-          [posX, posY] = inv(posX, posY, trm);
-          [lastX, lastY] = inv(lastX, lastY, prevTrm);
+    if (cat !== 2 && !ligature && !indicRun && hasPrev && !(prevEndX === ox && prevEndY === oy)) {
+      let posX = ox;
+      let posY = oy;
+      let lastX = prevEndX;
+      let lastY = prevEndY;
+      if (ta && tb === 0 && tc === 0) {
+        if (ta < 0) {
+          posX = -ox;
+          posY = -oy;
+          lastX = -prevEndX;
+          lastY = -prevEndY;
         }
+      } else if (tb && ta === 0 && td === 0) {
+        if (tb > 0) {
+          posX = oy;
+          posY = ox;
+          lastX = prevEndY;
+          lastY = prevEndX;
+        } else {
+          posX = -oy;
+          posY = -ox;
+          lastX = -prevEndY;
+          lastY = -prevEndX;
+        }
+      } else {
+        // Neither axis-aligned: both points in their own glyph's text space.
+        const k = Math.hypot(ta, tb);
+        posX = (ta * ox + tb * oy) / k;
+        posY = (tc * ox + td * oy) / k;
+        const pk = Math.hypot(pta, ptb);
+        lastX = (pta * prevEndX + ptb * prevEndY) / pk;
+        lastY = (ptc * prevEndX + ptd * prevEndY) / pk;
       }
       // Thresholds and scale of the run in progress (pdf.js keeps the last run's values between runs).
       const r = run ?? lastRun;
@@ -467,7 +495,7 @@ function pageRuns(
         } else if (orientation * fs * SPACE_IN_FLOW_MIN_FACTOR <= advanceX && advanceX <= orientation * fs * SPACE_IN_FLOW_MAX_FACTOR) {
           if (run) {
             resetLastChars();
-            run.str.push(' ');
+            run.str += ' ';
             run.width += advanceX;
           } else resetLastChars();
         } else {
@@ -480,11 +508,12 @@ function pageRuns(
 
     if (!run) {
       run = {
-        str: [],
-        trm,
+        str: '',
+        wide: false,
+        trm: [ta, tb, tc, td, ox, oy],
         width: 0,
         totalWidth: 0,
-        height: Math.hypot(trm[2], trm[3]),
+        height: Math.hypot(tc, td),
         scale: scaleX,
         fontSize: size,
       };
@@ -496,12 +525,18 @@ function pageRuns(
     }
     run.width += scaledDim;
     if (scaledDim) {
-      prevEnd = [ox + (adv * ma) / scaleX, oy + (adv * mb) / scaleX];
-      prevTrm = trm;
+      hasPrev = true;
+      prevEndX = ox + (adv * ma) / scaleX;
+      prevEndY = oy + (adv * mb) / scaleX;
+      pta = ta;
+      ptb = tb;
+      ptc = tc;
+      ptd = td;
     }
-    const ch = String.fromCodePoint(cp);
-    if (saveLastChar(ch)) run.str.push(' ');
-    run.str.push(ch);
+    const ch = cp < 0x10000 ? String.fromCharCode(cp) : String.fromCodePoint(cp);
+    if (saveLastChar(ch)) run.str += ' ';
+    run.str += ch;
+    if (cp > 0x7f) run.wide = true;
   }
   flush();
   return out;

@@ -31,7 +31,10 @@ export function healIsins(t: string): string {
 }
 
 function cleanText(t: string): string {
-  return healIsins(t.replace(SOFT_HYPHEN, '').replace(/\u00A0/g, ' '));
+  // Most runs have nothing to clean: no soft hyphen, no no-break space, no ISIN cut by a hyphen.
+  const soft = t.includes('\u00AD');
+  if (!soft && !t.includes('\u00A0') && !(t.includes('-') && t.includes('IN'))) return t;
+  return healIsins((soft ? t.replace(SOFT_HYPHEN, '') : t).replace(/\u00A0/g, ' '));
 }
 
 /**
@@ -48,7 +51,7 @@ export function buildLines(items: RawItem[], page: number): { lines: Line[]; rot
       continue;
     }
     if (DEVANAGARI.test(it.text)) continue;
-    body.push({ ...it, text: cleanText(it.text) });
+    body.push({ text: cleanText(it.text), x: it.x, y: it.y, width: it.width, size: it.size, rotated: it.rotated });
   }
   body.sort((a, b) => a.y - b.y || a.x - b.x);
 
@@ -74,10 +77,13 @@ export function buildLines(items: RawItem[], page: number): { lines: Line[]; rot
     g.sort((a, b) => a.x - b.x);
     const pieces: TextPiece[] = [];
     const kept: RawItem[] = [];
+    const keptSquashed: string[] = [];
     for (const it of g) {
       // Duplicated overlay (a fake bold; a bilingual template's second copy): see isOverlay.
-      if (isOverlay(kept, it)) continue;
+      const sq = squashed(it.text);
+      if (isOverlay(kept, keptSquashed, it, sq)) continue;
       kept.push(it);
+      keptSquashed.push(sq);
       const text = undouble(it.text.trim() === it.text ? it.text : it.text.trim());
       const lead = it.text.length - it.text.trimStart().length;
       const charW = it.width / Math.max(1, it.text.length);
@@ -99,20 +105,20 @@ export function buildLines(items: RawItem[], page: number): { lines: Line[]; rot
   return { lines, rotated };
 }
 
-const squashed = (t: string): string => t.replace(/\s+/g, '');
+const WHITESPACE = /\s/;
+const squashed = (t: string): string => (WHITESPACE.test(t) ? t.replace(/\s+/g, '') : t);
 
 /**
- * `it` repeats a run already kept on this line: the same characters whatever the spaces, drawn over
+ * `it` repeats a run already kept on this line (`t`, `keptSquashed`: their text without spaces): the same characters whatever the spaces, drawn over
  * it (overlapping by more than 60% of its width). A fake bold draws it again a fraction of a point
  * off; a bilingual template draws each line once per language, and where the Hindi label is wider
  * the repeated value lands a few points to the right of the English one.
  */
-function isOverlay(kept: RawItem[], it: RawItem): boolean {
-  const t = squashed(it.text);
+function isOverlay(kept: RawItem[], keptSquashed: string[], it: RawItem, t: string): boolean {
   if (!t) return false;
   for (let i = kept.length - 1, seen = 0; i >= 0 && seen < 12; i--, seen++) {
     const k = kept[i];
-    if (Math.abs(k.y - it.y) >= 1.5 || squashed(k.text) !== t) continue;
+    if (Math.abs(k.y - it.y) >= 1.5 || keptSquashed[i] !== t) continue;
     const overlap = Math.min(k.x + k.width, it.x + it.width) - Math.max(k.x, it.x);
     if (overlap > 0.6 * Math.max(it.width, 0.01) || (it.width <= 0 && Math.abs(k.x - it.x) < 2)) return true;
   }

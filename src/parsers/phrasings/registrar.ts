@@ -8,8 +8,12 @@
  */
 import type { Phrasing } from './types.js';
 
-/** Dividend wording: the word and a mark that it was paid or reinvested (a rate, payout, sweep ...). */
-const DIVIDEND = String.raw`(?=.*\b(?:idcw|dividend|div)\b)(?=.*(?:@|paid|payout|pay\s*out|reinvest|declared|sweep))`;
+/**
+ * Dividend wording: the word and a mark that it was paid or reinvested (a rate, payout, sweep ...).
+ * Anchored: the lookaheads scan the description once from its start (unanchored, a description
+ * without the word was scanned again from every position).
+ */
+const DIVIDEND = String.raw`^(?=.*\b(?:idcw|dividend|div)\b)(?=.*(?:@|paid|payout|pay\s*out|reinvest|declared|sweep))`;
 
 export const REGISTRAR_PHRASINGS: readonly Phrasing[] = [
   // Dividends (income distribution): reinvested when units come in or the text says so.
