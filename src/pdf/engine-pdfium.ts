@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import v8 from 'node:v8';
 import { DocumentError } from '../errors.js';
 import type { DocumentMetadata } from './model.js';
-import { standardWidths } from './std-widths.js';
+import { standardWidths, widthOf, type WidthTable } from './std-widths.js';
 import {
   checkDeadline,
   checkItemCount,
@@ -157,6 +157,9 @@ function normalize(s: string): string {
 }
 
 const UNMAPPED_ONLY = /^[\ufffd\s]+$/;
+
+/** The length of (a, b): text matrices are small numbers, so no `Math.hypot` (its overflow guard made it a tenth of the run builder's time). */
+const norm = (a: number, b: number): number => Math.sqrt(a * a + b * b);
 
 type Category = 0 | 1 | 2 | 3; // plain, whitespace, zero-width diacritic, invisible format mark
 /** Each BMP code point's category once known, plus one (0: not looked up yet); the rest in a map. */
@@ -304,7 +307,11 @@ function pageRuns(
   let fontName = '';
   let widths: FontInfo['widths'] = null;
   let objSize = 0;
-  let [ma, mb, mc, md] = [1, 0, 0, 1];
+  let ma = 1;
+  let mb = 0;
+  let mc = 0;
+  let md = 1;
+  let scaleX = 1;
   let fontSize = NaN;
   let top = -1;
   let textObj = 0;
@@ -350,7 +357,11 @@ function pageRuns(
       // Font size and matrix (text matrix, CTM and form matrix) are the text object's, the same for each of its characters.
       objSize = m._FPDFText_GetFontSize(tp, i);
       m._FPDFText_GetMatrix(tp, i, s.ptr + 16);
-      [ma, mb, mc, md] = [s.f32(4), s.f32(5), s.f32(6), s.f32(7)];
+      ma = s.f32(4);
+      mb = s.f32(5);
+      mc = s.f32(6);
+      md = s.f32(7);
+      scaleX = norm(ma, mb) || 1;
       const o = owner.get(obj) ?? top;
       if (o !== top) {
         if (top >= 0 && (xobjectAt.includes(o) || xobjectAt.includes(top) || xobjectBetween(top, o))) flush();
@@ -380,10 +391,9 @@ function pageRuns(
     // The glyph's origin, its text matrix (CTM included) and its advance from the loose box.
     const ox = c.x[i];
     const oy = c.y[i];
-    const scaleX = Math.hypot(ma, mb) || 1;
     // Advance along the baseline, in page space.
     let adv: number;
-    const std = widths === null ? undefined : typeof widths === 'number' ? widths : widths.get(cp);
+    const std = widths === null ? undefined : typeof widths === 'number' ? widths : widthOf(widths, cp);
     if (std !== undefined) adv = (std / 1000) * size * scaleX;
     else {
       m._FPDFText_GetLooseCharBox(tp, i, s.ptr + 48);
@@ -400,7 +410,7 @@ function pageRuns(
       const next = nextOrigin(c, i, obj);
       const horizontal = Math.abs(mb) < 1e-6 * scaleX;
       const em = size * scaleX;
-      const step = next && !next.generated ? Math.hypot(next.x - ox, next.y - oy) : undefined;
+      const step = next && !next.generated ? norm(next.x - ox, next.y - oy) : undefined;
       // A sheared matrix (italic made by Tm): the box leans by the shear over its height.
       if (horizontal) adv = Math.abs(br - bl) - (md ? Math.abs(mc / md) * Math.abs(bt - bb) : 0);
       else if (Math.abs(ma) < 1e-6 * scaleX) adv = Math.abs(bt - bb);
@@ -461,10 +471,10 @@ function pageRuns(
         }
       } else {
         // Neither axis-aligned: both points in their own glyph's text space.
-        const k = Math.hypot(ta, tb);
+        const k = norm(ta, tb);
         posX = (ta * ox + tb * oy) / k;
         posY = (tc * ox + td * oy) / k;
-        const pk = Math.hypot(pta, ptb);
+        const pk = norm(pta, ptb);
         lastX = (pta * prevEndX + ptb * prevEndY) / pk;
         lastY = (ptc * prevEndX + ptd * prevEndY) / pk;
       }
@@ -513,7 +523,7 @@ function pageRuns(
         trm: [ta, tb, tc, td, ox, oy],
         width: 0,
         totalWidth: 0,
-        height: Math.hypot(tc, td),
+        height: norm(tc, td),
         scale: scaleX,
         fontSize: size,
       };
@@ -545,7 +555,7 @@ function pageRuns(
 interface FontInfo {
   name: string;
   /** AFM widths when the font is a standard one PDFium substitutes (not embedded). */
-  widths: Map<number, number> | number | null;
+  widths: WidthTable | number | null;
 }
 
 function fontInfo(m: PdfiumModule, f: number, s: Scratch, fonts: Map<number, FontInfo>): FontInfo {
@@ -732,7 +742,7 @@ function readPages(m: PdfiumModule, doc: number, s: Scratch, limits: EngineLimit
       const runs = tp ? pageRuns(m, page, tp, view, s, fonts) : [];
       itemCount += runs.length;
       checkItemCount(i + 1, runs.length, itemCount, limits);
-      const items = runs.map((it) => shownItem(vp.t, it.trm, it.str, it.width, Math.hypot(it.trm[2], it.trm[3])));
+      const items = runs.map((it) => shownItem(vp.t, it.trm, it.str, it.width, norm(it.trm[2], it.trm[3])));
       sink(i + 1, vp.width, vp.height, items);
     } finally {
       if (tp) m._FPDFText_ClosePage(tp);

@@ -76,7 +76,7 @@ export function shownItem(v: number[], t: number[], text: string, width: number,
   const b = vb * ta + vd * tb;
   const c = va * tc + vc * td;
   const d = vb * tc + vd * td;
-  const run = Math.hypot(a, b);
+  const run = Math.sqrt(a * a + b * b);
   // Height perpendicular to the baseline: italic made by shearing the matrix (c != 0) is still
   // horizontal text; only a turned baseline (b != 0, or drawn right to left) is rotated.
   const size = (run ? Math.abs(a * d - b * c) / run : 0) || height || 10;
