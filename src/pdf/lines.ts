@@ -84,8 +84,9 @@ export function buildLines(items: RawItem[], page: number): { lines: Line[]; rot
       if (isOverlay(kept, keptSquashed, it, sq)) continue;
       kept.push(it);
       keptSquashed.push(sq);
-      const text = undouble(it.text.trim() === it.text ? it.text : it.text.trim());
-      const lead = it.text.length - it.text.trimStart().length;
+      const trimmed = it.text.trim();
+      const text = undouble(trimmed);
+      const lead = trimmed.length === it.text.length ? 0 : it.text.length - it.text.trimStart().length;
       const charW = it.width / Math.max(1, it.text.length);
       const x0 = it.x + lead * charW;
       const x1 = x0 + (text.length / Math.max(1, it.text.length)) * it.width;
@@ -189,15 +190,36 @@ function collides(a: RawItem, b: RawItem): boolean {
 export function piecesToWords(pieces: TextPiece[]): Word[] {
   const out: Word[] = [];
   for (const p of pieces) {
-    const n = p.text.length;
+    const t = p.text;
+    const n = t.length;
     if (!n) continue;
     const cw = (p.x1 - p.x0) / n;
-    const re = /\S+/g;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(p.text))) {
-      const end = m.index + m[0].length;
-      out.push({ text: m[0], x0: p.x0 + m.index * cw, x1: end === n ? p.x1 : p.x0 + end * cw });
+    // Words are the runs of non-space characters (what /\S+/g finds), scanned by character code.
+    let i = 0;
+    while (i < n) {
+      while (i < n && isSpace(t.charCodeAt(i))) i++;
+      if (i === n) break;
+      const start = i;
+      while (i < n && !isSpace(t.charCodeAt(i))) i++;
+      out.push({ text: t.slice(start, i), x0: p.x0 + start * cw, x1: i === n ? p.x1 : p.x0 + i * cw });
     }
   }
   return out;
+}
+
+/** JavaScript's `\s`: ASCII spaces and controls, and the Unicode space separators, line separators and BOM. */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
