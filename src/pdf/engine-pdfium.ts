@@ -158,6 +158,23 @@ function normalize(s: string): string {
 
 const UNMAPPED_ONLY = /^[\ufffd\s]+$/;
 
+let textCodes = new Uint16Array(1024);
+
+/** A scratch buffer of UTF-16 codes of at least `n` (one per thread, grown as needed). */
+function textBuffer(n: number): Uint16Array {
+  if (textCodes.length < n) textCodes = new Uint16Array(n);
+  return textCodes;
+}
+
+/** The string of `codes[from, to)`. */
+function codesToString(codes: Uint16Array, from: number, to: number): string {
+  if (to - from <= 2048) return String.fromCharCode.apply(null, codes.subarray(from, to) as unknown as number[]);
+  let out = '';
+  for (let i = from; i < to; i += 2048)
+    out += String.fromCharCode.apply(null, codes.subarray(i, Math.min(to, i + 2048)) as unknown as number[]);
+  return out;
+}
+
 /** The length of (a, b): text matrices are small numbers, so no `Math.hypot` (its overflow guard made it a tenth of the run builder's time). */
 const norm = (a: number, b: number): number => Math.sqrt(a * a + b * b);
 
@@ -242,8 +259,9 @@ function viewport(view: [number, number, number, number], rotate: number): { t: 
 }
 
 interface Run {
-  str: string;
-  /** A character past ASCII is in `str` (only then can it need normalising or be all unmapped glyphs). */
+  /** Where its text starts in the page's UTF-16 code buffer (`text`); it ends at the buffer's end. */
+  begin: number;
+  /** A character past ASCII is in its text (only then can it need normalising or be all unmapped glyphs). */
   wide: boolean;
   /** Text rendering matrix of the first glyph (page space): [a, b, c, d, e, f]. */
   trm: number[];
@@ -292,7 +310,7 @@ function pageRuns(
 
   let run: Run | undefined;
   // pdf.js reads the thresholds of the last run when the next glyph arrives between runs.
-  let lastRun: Run = { str: '', wide: false, trm: [1, 0, 0, 1, 0, 0], width: 0, totalWidth: 0, height: 0, scale: 1, fontSize: 0 };
+  let lastRun: Run = { begin: 0, wide: false, trm: [1, 0, 0, 1, 0, 0], width: 0, totalWidth: 0, height: 0, scale: 1, fontSize: 0 };
   // Where the last glyph (with a width) ended, and its text rendering matrix's a-d.
   let hasPrev = false;
   let prevEndX = 0;
@@ -301,7 +319,8 @@ function pageRuns(
   let ptb = 0;
   let ptc = 0;
   let ptd = 0;
-  const last = [' ', ' '];
+  // The last two characters seen (code points; 32 is a space), as pdf.js keeps them.
+  const last = [32, 32];
   let lastPos = 0;
   let font = -1;
   let fontName = '';
@@ -320,29 +339,37 @@ function pageRuns(
   let glyphX = NaN;
   let glyphY = NaN;
 
-  const saveLastChar = (ch: string): boolean => {
+  const saveLastChar = (cp: number): boolean => {
     const next = (lastPos + 1) % 2;
-    const ret = last[lastPos] !== ' ' && last[next] === ' ';
-    last[lastPos] = ch;
+    const ret = last[lastPos] !== 32 && last[next] === 32;
+    last[lastPos] = cp;
     lastPos = next;
     return ret;
   };
-  const shouldAddWhitespace = (): boolean => last[lastPos] !== ' ' && last[(lastPos + 1) % 2] === ' ';
+  const shouldAddWhitespace = (): boolean => last[lastPos] !== 32 && last[(lastPos + 1) % 2] === 32;
   const resetLastChars = (): void => {
-    last[0] = last[1] = ' ';
+    last[0] = last[1] = 32;
     lastPos = 0;
   };
+
+  const c = readChars(m, tp, s);
+  // The page's text as UTF-16 codes, run after run: each glyph adds at most two spaces and a surrogate pair.
+  const text = textBuffer(c.n * 4 + 16);
+  let len = 0;
   const flush = (): void => {
     if (!run) return;
     run.totalWidth += run.width * run.scale;
     // A run of nothing but unmapped glyphs (U+FFFD) is a stray piece of an Indic overlay that PDFium
     // orders apart from its line; pdf.js has it inside the overlay's run, which buildLines drops.
-    if (run.str.length && !(run.wide && UNMAPPED_ONLY.test(run.str)))
-      out.push({ str: run.wide ? normalize(run.str) : run.str, trm: run.trm, width: Math.abs(run.totalWidth) });
+    if (len > run.begin) {
+      const str = codesToString(text, run.begin, len);
+      if (!(run.wide && UNMAPPED_ONLY.test(str)))
+        out.push({ str: run.wide ? normalize(str) : str, trm: run.trm, width: Math.abs(run.totalWidth) });
+    }
+    len = run.begin;
     run = undefined;
   };
 
-  const c = readChars(m, tp, s);
   const n = c.n;
   for (let i = 0; i < n; i++) {
     if (c.gen[i]) continue;
@@ -384,7 +411,7 @@ function pageRuns(
       fontSize = size;
     }
     if (cat === 1) {
-      saveLastChar(' ');
+      saveLastChar(32);
       continue;
     }
 
@@ -505,7 +532,7 @@ function pageRuns(
         } else if (orientation * fs * SPACE_IN_FLOW_MIN_FACTOR <= advanceX && advanceX <= orientation * fs * SPACE_IN_FLOW_MAX_FACTOR) {
           if (run) {
             resetLastChars();
-            run.str += ' ';
+            text[len++] = 32;
             run.width += advanceX;
           } else resetLastChars();
         } else {
@@ -518,7 +545,7 @@ function pageRuns(
 
     if (!run) {
       run = {
-        str: '',
+        begin: len,
         wide: false,
         trm: [ta, tb, tc, td, ox, oy],
         width: 0,
@@ -543,9 +570,12 @@ function pageRuns(
       ptc = tc;
       ptd = td;
     }
-    const ch = cp < 0x10000 ? String.fromCharCode(cp) : String.fromCodePoint(cp);
-    if (saveLastChar(ch)) run.str += ' ';
-    run.str += ch;
+    if (saveLastChar(cp)) text[len++] = 32;
+    if (cp < 0x10000) text[len++] = cp;
+    else {
+      text[len++] = 0xd800 + ((cp - 0x10000) >> 10);
+      text[len++] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
+    }
     if (cp > 0x7f) run.wide = true;
   }
   flush();

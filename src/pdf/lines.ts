@@ -70,6 +70,8 @@ export function buildLines(items: RawItem[], page: number): { lines: Line[]; rot
     }
   }
   if (current.length) clusters.push(current);
+  // Each cluster in x order (stable: equal x keep their baseline order), as hasCollision reads it.
+  for (const cl of clusters) cl.sort((a, b) => a.x - b.x);
   const groups = clusters.flatMap(splitOverprints);
 
   const lines: Line[] = [];
@@ -134,7 +136,7 @@ function isOverlay(kept: RawItem[], keptSquashed: string[], it: RawItem, t: stri
  * while they do not collide, so each run stays with the text on its own baseline.
  */
 function splitOverprints(cluster: RawItem[]): RawItem[][] {
-  if (cluster.length < 2 || !hasCollision(cluster)) return [cluster];
+  if (cluster.length < 2 || !hasCollision(cluster, true)) return [cluster];
   const bands: RawItem[][] = [];
   for (const it of [...cluster].sort((a, b) => a.y - b.y)) {
     const last = bands[bands.length - 1];
@@ -157,9 +159,9 @@ function splitOverprints(cluster: RawItem[]): RawItem[][] {
   return bands;
 }
 
-/** Any two runs of the list overprint each other (sweep by x: only overlapping neighbours are compared). */
-function hasCollision(items: RawItem[]): boolean {
-  const byX = [...items].sort((a, b) => a.x - b.x);
+/** Any two runs of the list overprint each other (sweep by x: only overlapping neighbours are compared; `sorted`: the list is in x order already). */
+function hasCollision(items: RawItem[], sorted = false): boolean {
+  const byX = sorted ? items : [...items].sort((a, b) => a.x - b.x);
   for (let i = 0; i < byX.length; i++) {
     for (let j = i + 1; j < byX.length && byX[j].x < byX[i].x + byX[i].width; j++) {
       if (collides(byX[i], byX[j])) return true;

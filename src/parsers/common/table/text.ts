@@ -90,11 +90,18 @@ export function wordGroups(l: Line, gap: number): Word[][] {
  * the seam: `(2,04,446.60)(501.714)`, `1,234.56(12.345)`, `(5.00)-1.25`, `-12.40-1.028`. Each becomes its own word,
  * the extent shared out by characters. Digits glued to digits are left alone (no safe seam).
  */
+const GLUE = /\d[)(]|\)[-\d]|\d-\d/;
+
 export function splitGluedNumbers(words: readonly Word[]): readonly Word[] {
   let out: Word[] | null = null;
   for (let i = 0; i < words.length; i++) {
     const w = words[i];
-    const parts = /\d[)(]|\)[-\d]|\d-\d/.test(w.text) ? w.text.split(/(?<=[\d)])(?=\()|(?<=\))(?=[-\d])|(?<=\d)(?=-\d)/) : [w.text];
+    // Most words have no seam at all: kept as they are, nothing made for them.
+    if (!GLUE.test(w.text)) {
+      out?.push(w);
+      continue;
+    }
+    const parts = w.text.split(/(?<=[\d)])(?=\()|(?<=\))(?=[-\d])|(?<=\d)(?=-\d)/);
     // A minus glued after a digit is a seam only between two amounts with decimals (`-12.40-1.028`),
     // never inside a date (`01-01-2024`).
     const seamsOk = parts.every(
