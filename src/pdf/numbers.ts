@@ -81,16 +81,33 @@ function pad(n: number): string {
   return String(n).padStart(2, '0');
 }
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 function validDate(y: number, m: number, d: number): string | null {
   if (m < 1 || m > 12 || d < 1) return null;
-  const dt = new Date(Date.UTC(y, m - 1, d));
-  if (dt.getUTCMonth() !== m - 1 || dt.getUTCDate() !== d) return null;
+  // The calendar year (as Date.UTC reads it: 0-99 are 1900-1999), leap years Gregorian.
+  const cal = y < 100 ? y + 1900 : y;
+  const leap = cal % 4 === 0 && (cal % 100 !== 0 || cal % 400 === 0);
+  if (d > (m === 2 && leap ? 29 : MONTH_DAYS[m - 1])) return null;
   return `${y}-${pad(m)}-${pad(d)}`;
 }
+
+const DATES = new Map<string, string | null>();
 
 /** `08-Apr-2024`, `08-04-2024`, `08/04/2024`, `08 Apr 2024`, `2024-04-08` -> `2024-04-08`. */
 export function parseDate(s: string | undefined | null): string | null {
   if (!s) return null;
+  // The readers ask for the same texts many times over (a row's date, by each reader): kept, bounded.
+  let out = DATES.get(s);
+  if (out === undefined) {
+    out = readDate(s);
+    if (DATES.size >= 20_000) DATES.clear();
+    DATES.set(s, out);
+  }
+  return out;
+}
+
+function readDate(s: string): string | null {
   const t = s.trim();
   let m = /^(\d{1,2})[-/ ]([A-Za-z]{3,9})[-/ ,]+(\d{4})$/.exec(t);
   if (m) {

@@ -46,6 +46,14 @@ export function assignNumbers(numbers: readonly Word[], spans: readonly Span[], 
   return { cells: new Map(), rest: [...numbers] };
 }
 
+let scratch = new Float64Array(256);
+
+/** A scratch table of at least `n` numbers (reused: placeInOrder is not re-entrant, nothing it calls places). */
+function table(n: number): Float64Array {
+  if (scratch.length < n) scratch = new Float64Array(Math.max(n, scratch.length * 2));
+  return scratch;
+}
+
 /**
  * The placement every table reader uses: items (left to right) to columns (left to right) keeping
  * their order, each item to a distinct column, minimising the total `cost`; an item never goes to a
@@ -61,20 +69,22 @@ export function placeInOrder<I, C>(
   const n = items.length;
   const m = cols.length;
   if (n > m) return null;
-  // dp[i][j]: best cost placing the first i items within the first j columns.
-  const dp: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(Infinity));
-  for (let j = 0; j <= m; j++) dp[0][j] = 0;
+  // dp[i * w + j]: best cost placing the first i items within the first j columns (one flat table).
+  const w = m + 1;
+  const dp = table((n + 1) * w);
+  dp.fill(Infinity, 0, (n + 1) * w);
+  dp.fill(0, 0, w);
   for (let i = 1; i <= n; i++) {
     for (let j = i; j <= m; j++) {
       const c = cost(items[i - 1], cols[j - 1]);
-      dp[i][j] = Math.min(dp[i][j - 1], c > tol ? Infinity : dp[i - 1][j - 1] + c);
+      dp[i * w + j] = Math.min(dp[i * w + j - 1], c > tol ? Infinity : dp[(i - 1) * w + j - 1] + c);
     }
   }
-  if (!Number.isFinite(dp[n][m])) return null;
+  if (!Number.isFinite(dp[n * w + m])) return null;
   const out = new Array<number>(n);
   let j = m;
   for (let i = n; i >= 1; i--) {
-    while (j > i && dp[i][j] === dp[i][j - 1]) j--;
+    while (j > i && dp[i * w + j] === dp[i * w + j - 1]) j--;
     out[i - 1] = j - 1;
     j--;
   }

@@ -5,9 +5,13 @@
 import type { Line, Word } from '../../../pdf/model.js';
 import { isNumber } from '../../../pdf/numbers.js';
 
-/** A line's text with runs of spaces collapsed to one (pieces joined by one space). */
+const SQUASHED = new WeakMap<Line, string>();
+
+/** A line's text with runs of spaces collapsed to one (pieces joined by one space); once per line. */
 export function squash(l: Line): string {
-  return l.text.replace(/\s{2,}/g, ' ').trim();
+  let t = SQUASHED.get(l);
+  if (t === undefined) SQUASHED.set(l, (t = l.text.replace(/\s{2,}/g, ' ').trim()));
+  return t;
 }
 
 /** A string with every run of white space one space, trimmed (cell text joined from words). */
