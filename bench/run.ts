@@ -74,7 +74,7 @@ const OPTS = {
   only: new Set((argv.only ?? SECTIONS.join(',')).split(',').map((s) => s.trim())),
   serveSeconds: QUICK ? 3 : 10,
   batchRuns: QUICK ? 1 : 3,
-  warm: QUICK ? { rounds: 1, warmup: 3, runs: 8 } : { rounds: 2, warmup: 5, runs: 12 },
+  warm: QUICK ? { rounds: 2, warmup: 3, runs: 8 } : { rounds: 4, warmup: 5, runs: 12 },
   sections: QUICK ? { warmup: 3, runs: 7 } : { warmup: 8, runs: 21 },
   warmPages: positive('--warm-pages', argv['warm-pages'], 20),
 };
@@ -400,10 +400,12 @@ async function sectionsSection(): Promise<void> {
 async function warmSection(): Promise<void> {
   const st = await statementOf(ROOT, OUT, OPTS.warmPages);
   say(`warm parse, ${st.pages} pages`);
-  const per: Record<Engine, { ms: number[]; rss: number[]; ran: string }> = {
-    pdfium: { ms: [], rss: [], ran: '' },
-    pdfjs: { ms: [], rss: [], ran: '' },
+  const per: Record<Engine, { ms: number[]; rss: number[]; ran: string; rounds: number[] }> = {
+    pdfium: { ms: [], rss: [], ran: '', rounds: [] },
+    pdfjs: { ms: [], rss: [], ran: '', rounds: [] },
   };
+  // Rounds of one process per engine, in turn (A B A B ...): the speed-up is the median of the
+  // rounds' ratios, so a drift of the shared machine's speed between rounds does not move it.
   for (let round = 0; round < OPTS.warm.rounds; round++)
     for (const e of ENGINES) {
       const r = spawnSync(
@@ -424,6 +426,7 @@ async function warmSection(): Promise<void> {
       };
       if (!o.cas_type) throw new Error(`warm parse (${e}) did not read the statement`);
       per[e].ms.push(...o.ms);
+      per[e].rounds.push(median(o.ms));
       per[e].rss.push(o.rss_mb);
       per[e].ran = o.ran;
     }
@@ -434,10 +437,13 @@ async function warmSection(): Promise<void> {
     ran: per[e].ran,
     runs: per[e].ms.length,
   });
-  const w = { pages: st.pages, pdfium: fig('pdfium'), pdfjs: fig('pdfjs'), speedup: 0 };
-  w.speedup = w.pdfjs.ms / w.pdfium.ms;
+  const w = { pages: st.pages, pdfium: fig('pdfium'), pdfjs: fig('pdfjs'), speedup: 0, round_speedups: [] as number[] };
+  w.round_speedups = per.pdfium.rounds.map((ms, i) => per.pdfjs.rounds[i] / ms);
+  w.speedup = median(w.round_speedups);
   results.warm = w;
-  const rows = section(`warm parse in one process (open + parse, ${st.pages} pages, median of ${w.pdfium.runs} after a warm-up)`);
+  const rows = section(
+    `warm parse in one process (open + parse, ${st.pages} pages, median of ${w.pdfium.runs} after a warm-up; speed-up: median of ${OPTS.warm.rounds} rounds' ratios)`,
+  );
   for (const e of ENGINES)
     rows.push([
       `${e === 'pdfjs' ? 'pdf.js' : e}${w[e].ran !== e ? ` (ran: ${w[e].ran})` : ''}`,
