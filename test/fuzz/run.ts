@@ -176,6 +176,16 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
     const batch = opts.batch ?? 100;
     const dir = path.join(os.tmpdir(), `cas-fuzz-${process.pid}`);
     const cliIt = mutants(src, cliN, seed + 7919);
+    // What every `cas parse` process of the run gets: the job limit, the fixtures' password, its own config.
+    const cliEnv = (): NodeJS.ProcessEnv => ({
+      ...process.env,
+      CAS_PARSE_TIMEOUT: String(timeoutMs / 1000),
+      CAS_PDF_PASSWORD: 'ABCPM1234K',
+      CAS_CONFIG_DIR: path.join(dir, 'config'),
+      NO_COLOR: '1',
+    });
+    const mutantName = (m: { i: number; kind: MutationKind; src: Source }): string =>
+      `m${String(m.i).padStart(6, '0')}-${m.kind}-${path.basename(m.src.rel, '.pdf')}.pdf`;
     for (let b = 0; b * batch < cliN; b++) {
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(path.join(dir, 'in'), { recursive: true });
@@ -183,7 +193,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
       for (let k = 0; k < batch; k++) {
         const m = cliIt.next();
         if (m.done) break;
-        const name = `m${String(m.value.i).padStart(6, '0')}-${m.value.kind}-${path.basename(m.value.src.rel, '.pdf')}.pdf`;
+        const name = mutantName(m.value);
         writeFileSync(path.join(dir, 'in', name), m.value.pdf);
         names.push(name);
       }
@@ -191,13 +201,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
       const batchJobs = b % 2 === 1 ? 1 : jobs;
       const start = performance.now();
       const r = await new Promise<{ code: number | null; signal: string | null; stderr: string }>((resolve) => {
-        const env = {
-          ...process.env,
-          CAS_PARSE_TIMEOUT: String(timeoutMs / 1000),
-          CAS_PDF_PASSWORD: 'ABCPM1234K',
-          CAS_CONFIG_DIR: path.join(dir, 'config'),
-          NO_COLOR: '1',
-        };
+        const env = cliEnv();
         const allowed = Math.ceil(names.length / batchJobs) * budgetMs + 10_000;
         const argv = [
           'node',
@@ -270,17 +274,11 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzSummary> {
     mkdirSync(dir, { recursive: true });
     const singleLane = async (): Promise<void> => {
       for (let m = singleIt.next(); !m.done; m = singleIt.next()) {
-        const file = path.join(dir, `m${String(m.value.i).padStart(6, '0')}-${m.value.kind}-${path.basename(m.value.src.rel, '.pdf')}.pdf`);
+        const file = path.join(dir, mutantName(m.value));
         writeFileSync(file, m.value.pdf);
         const start = performance.now();
         const r = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => {
-          const env = {
-            ...process.env,
-            CAS_PARSE_TIMEOUT: String(timeoutMs / 1000),
-            CAS_PDF_PASSWORD: 'ABCPM1234K',
-            CAS_CONFIG_DIR: path.join(dir, 'config'),
-            NO_COLOR: '1',
-          };
+          const env = cliEnv();
           execFile(
             'node',
             [path.join(ROOT, 'bin/cas.js'), 'parse', file, '--json'],
