@@ -114,7 +114,10 @@ async function loadModule(): Promise<PdfiumModule> {
   const raw = wrapped.pdfium as unknown as PdfiumModule & { wasmExports?: Record<string, unknown> };
   const fast = Object.create(raw) as Record<string, unknown>;
   for (const [name, fn] of Object.entries(raw.wasmExports ?? {})) if (typeof fn === 'function') fast[`_${name}`] = fn;
-  return fast as unknown as PdfiumModule;
+  // Hundreds of properties added one by one make an object a dictionary to V8 (every `m._FPDF...`
+  // a hash lookup); a prototype is kept in fast mode, so the module handed out is an empty object
+  // on top of them.
+  return Object.create(fast) as PdfiumModule;
 }
 
 /** Use another build of the same PDFium API in this thread (another package's module, for comparisons). */
@@ -619,16 +622,26 @@ function readChars(m: PdfiumModule, tp: number, s: Scratch): Chars {
     x: new Float64Array(n),
     y: new Float64Array(n),
   };
+  // The module holds hundreds of exports (a dictionary to V8): the five read per character are
+  // taken once, as is the heap view (these calls allocate nothing, so it cannot be replaced meanwhile).
+  const isGenerated = m._FPDFText_IsGenerated;
+  const unicode = m._FPDFText_GetUnicode;
+  const isHyphen = m._FPDFText_IsHyphen;
+  const textObject = m._FPDFText_GetTextObject;
+  const origin = m._FPDFText_GetCharOrigin;
+  const heap = m.HEAPF64;
+  const at = s.ptr >> 3;
   for (let i = 0; i < n; i++) {
-    c.gen[i] = m._FPDFText_IsGenerated(tp, i) === 1 ? 1 : 0;
-    let cp = m._FPDFText_GetUnicode(tp, i);
+    const gen = isGenerated(tp, i) === 1 ? 1 : 0;
+    c.gen[i] = gen;
+    let cp = unicode(tp, i);
     // PDFium marks a hyphen that ends a line (0x2); pdf.js keeps the '-'.
-    if (cp === 2 && m._FPDFText_IsHyphen(tp, i) === 1) cp = 0x2d;
+    if (cp === 2 && isHyphen(tp, i) === 1) cp = 0x2d;
     c.uni[i] = cp;
-    c.obj[i] = c.gen[i] ? 0 : m._FPDFText_GetTextObject(tp, i);
-    m._FPDFText_GetCharOrigin(tp, i, s.ptr, s.ptr + 8);
-    c.x[i] = s.f64(0);
-    c.y[i] = s.f64(1);
+    c.obj[i] = gen ? 0 : textObject(tp, i);
+    origin(tp, i, s.ptr, s.ptr + 8);
+    c.x[i] = heap[at];
+    c.y[i] = heap[at + 1];
   }
   return c;
 }
