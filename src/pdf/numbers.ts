@@ -1,4 +1,5 @@
 /** Number and date helpers shared by the parsers. */
+import { memoByText } from '../shared/memo.js';
 
 const MONTHS: Record<string, number> = {
   jan: 1,
@@ -92,19 +93,12 @@ function validDate(y: number, m: number, d: number): string | null {
   return `${y}-${pad(m)}-${pad(d)}`;
 }
 
-const DATES = new Map<string, string | null>();
+// The readers ask for the same texts many times over (a row's date, by each reader): remembered.
+const dateOf = memoByText(readDate);
 
 /** `08-Apr-2024`, `08-04-2024`, `08/04/2024`, `08 Apr 2024`, `2024-04-08` -> `2024-04-08`. */
 export function parseDate(s: string | undefined | null): string | null {
-  if (!s) return null;
-  // The readers ask for the same texts many times over (a row's date, by each reader): kept, bounded.
-  let out = DATES.get(s);
-  if (out === undefined) {
-    out = readDate(s);
-    if (DATES.size >= 20_000) DATES.clear();
-    DATES.set(s, out);
-  }
-  return out;
+  return s ? dateOf(s) : null;
 }
 
 function readDate(s: string): string | null {

@@ -14,6 +14,7 @@
  */
 import type { Line, Word } from '../../../pdf/model.js';
 import { parseNumber } from '../../../pdf/numbers.js';
+import { memoByText } from '../../../shared/memo.js';
 import { lineSize, mostOverlapping } from './text.js';
 
 /** A header vocabulary, as data. */
@@ -337,18 +338,8 @@ export function textColumn(w: Word, cols: GridColumn[]): GridColumn | undefined 
 }
 
 /** A number word (an amount or quantity; long digit runs are identifiers such as order numbers). */
-const AMOUNTS = new Map<string, boolean>();
-
-export function isAmount(w: string): boolean {
-  // Asked of every word of every record, several times over: kept, bounded.
-  let a = AMOUNTS.get(w);
-  if (a === undefined) {
-    a = !/^\d{9,}$/.test(w) && /\d/.test(w) && parseNumber(w) !== null;
-    if (AMOUNTS.size >= 20_000) AMOUNTS.clear();
-    AMOUNTS.set(w, a);
-  }
-  return a;
-}
+// Asked of every word of every record, several times over: remembered.
+export const isAmount = memoByText((w: string): boolean => !/^\d{9,}$/.test(w) && /\d/.test(w) && parseNumber(w) !== null);
 
 /** How well a number sits under a column: its overlap, else minus its distance (and far below any overlap). */
 function fit(w: Word, c: GridColumn): number {

@@ -4,6 +4,7 @@
  */
 import type { Line, Word } from '../../../pdf/model.js';
 import { isNumber } from '../../../pdf/numbers.js';
+import { memoByText } from '../../../shared/memo.js';
 
 const SQUASHED = new WeakMap<Line, string>();
 
@@ -38,22 +39,13 @@ export function wordsText(words: readonly Word[]): string {
   return words.map((w) => w.text).join(' ');
 }
 
-const NORM = new Map<string, string>();
-
-/** Text compared as words: lower case, every run of other characters one space. */
-export function normText(s: string): string {
-  // The section readers ask for the same texts (a line, a word) many times over: kept, bounded.
-  let n = NORM.get(s);
-  if (n === undefined) {
-    n = s
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, ' ')
-      .trim();
-    if (NORM.size >= 20_000) NORM.clear();
-    NORM.set(s, n);
-  }
-  return n;
-}
+/** Text compared as words: lower case, every run of other characters one space (the readers ask for the same texts many times over: remembered). */
+export const normText = memoByText((s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim(),
+);
 
 const NORM_WORDS = new WeakMap<Line, readonly string[]>();
 

@@ -2,19 +2,14 @@
  * Any broker: trade-table columns, header facts and charge rows recognised by the words brokers
  * use for them (every known broker's labels are special cases of these).
  */
+import { memoByText } from '../../../shared/memo.js';
 import type { ChargeKey, ColKey, FactKey } from './types.js';
 
-const COLUMNS = new Map<string, readonly ColKey[]>();
+const columns = memoByText((label: string): readonly ColKey[] => Object.freeze(readColumn(label)), 5000);
 
 /** A trade-table column label (normalised: lower case, punctuation as spaces) -> the values it holds (read once per label). */
 export function genericColumn(label: string): ColKey[] {
-  let keys = COLUMNS.get(label);
-  if (!keys) {
-    keys = Object.freeze(readColumn(label));
-    if (COLUMNS.size >= 5000) COLUMNS.clear();
-    COLUMNS.set(label, keys);
-  }
-  return keys as ColKey[];
+  return columns(label) as ColKey[];
 }
 
 function readColumn(label: string): ColKey[] {
